@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-2.0
+# kstats: build, boot and test. Everything is built outside the clone, in
+# $(KSTATS_CACHE) (default ~/.cache/kstats); missing Debian packages are
+# installed on first use.
+
+H := harness
+
+.PHONY: help demo check kunit kernel vm-shell vm-run clean-cache
+
+help:
+	@echo "make demo                     build, boot the VM, show the sample's distribution"
+	@echo "make check                    every test; ends with 'N passed, N failed'"
+	@echo "make kunit                    the KUnit suite in UML"
+	@echo "make kernel                   build the VM's x86_64 kernel and modules"
+	@echo "make vm-shell                 interactive shell in the VM"
+	@echo "make vm-run SCRIPT=path [VM_FILES=\"file ...\"]  run a script as root in the VM"
+	@echo "make clean-cache              remove the kernel tree and builds"
+
+demo:
+	@$(H)/demo.sh
+
+check:
+	@$(H)/check.sh
+
+kunit:
+	@$(H)/kunit.sh
+
+kernel:
+	@$(H)/build-x86.sh
+
+vm-shell:
+	@$(H)/vm.sh shell
+
+vm-run:
+	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path [VM_FILES=\"file ...\"]"; exit 2; }
+	@$(H)/vm.sh run "$(SCRIPT)" $(VM_FILES)
+
+clean-cache:
+	@. $(H)/lib.sh && set_paths && echo "removing $$WORK" && rm -rf "$$WORK"

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# usage: harness/check.sh
+#
+# Every kstats test: kernel-style checks of the kernel files, the KUnit
+# suite in UML, the kselftest in the x86_64 VM and gnuplot on a metric
+# captured there. Ends with one line "N passed, N failed, N skipped".
+set -u
+. "$(dirname "$0")/lib.sh"
+
+PASSED=0
+FAILED=0
+SKIPPED=0
+pass() { PASSED=$((PASSED + 1)); echo "PASS: $*"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL: $*"; }
+skip() { SKIPPED=$((SKIPPED + 1)); echo "SKIP: $*"; }
+# result STATUS NAME: pass or fail NAME on a command's exit status.
+result() { if [ "$1" -eq 0 ]; then pass "$2"; else fail "$2"; fi; }
+
+finish() {
+	echo
+	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+	[ "$FAILED" -eq 0 ]
+	exit
+}
+
+LOGS=$(mktemp -d "${TMPDIR:-/tmp}/kstats-check.XXXXXX")
+echo "logs in $LOGS"
+
+step "preparing the kernel tree"
+if ! "$HARNESS/tree.sh" > "$LOGS/tree.log" 2>&1; then
+	cat "$LOGS/tree.log"
+	fail "kernel tree: extract, overlay and patch"
+	finish
+fi
+set_paths
+
+step "[1/4] checkpatch --strict and kernel-doc on the kernel files"
+cd "$TOP"
+kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.[ch]' 'kernel/*.[ch]' 'samples/*.[ch]' \
+	'tools/testing/selftests/*.sh')
+for f in $kfiles; do
+	out=$(perl "$SRC/scripts/checkpatch.pl" --strict --no-tree --terse \
+		--show-types -f "$f" 2>&1 | grep -E '(ERROR|WARNING|CHECK):')
+	[ -z "$out" ] || echo "$out"
+	result $([ -z "$out" ]; echo $?) "checkpatch --strict $f"
+done
+for p in patches/*.patch; do
+	out=$(perl "$SRC/scripts/checkpatch.pl" --strict --no-tree --terse \
+		--no-signoff --show-types "$p" 2>&1 | grep -E '(ERROR|WARNING|CHECK):')
+	[ -z "$out" ] || echo "$out"
+	result $([ -z "$out" ]; echo $?) "checkpatch --strict $p"
+done
+for f in $(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.c' 'kernel/*.c'); do
+	grep -q '^/\*\*' "$f" || continue
+	out=$(perl "$SRC/scripts/kernel-doc" -none -Wall "$f" 2>&1)
+	[ -z "$out" ] || echo "$out"
+	result $([ -z "$out" ]; echo $?) "kernel-doc -Wall $f"
+done
+
+step "[2/4] KUnit suite in UML (first run builds UML: a few minutes)"
+"$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
+krc=$?
+grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|^# |not ok|Ran [0-9]+ tests' "$LOGS/kunit.log" |
+	sed 's/^\[[0-9:]*\] //'
+summary=$(grep -oE 'Ran [0-9]+ tests?: .*' "$LOGS/kunit.log" | tail -n 1)
+if [ -z "$summary" ]; then
+	tail -n 40 "$LOGS/kunit.log"
+	fail "KUnit: no results (exit $krc)"
+else
+	kp=$(echo "$summary" | grep -oE 'passed: [0-9]+' | grep -oE '[0-9]+' || echo 0)
+	kf=$(echo "$summary" | grep -oE '(failed|crashed): [0-9]+' | grep -oE '[0-9]+' |
+		paste -sd+ | bc 2>/dev/null || echo 0)
+	ks=$(echo "$summary" | grep -oE 'skipped: [0-9]+' | grep -oE '[0-9]+' || echo 0)
+	PASSED=$((PASSED + ${kp:-0}))
+	FAILED=$((FAILED + ${kf:-0}))
+	SKIPPED=$((SKIPPED + ${ks:-0}))
+	[ "$krc" -eq 0 ] || [ "${kf:-0}" -gt 0 ] || fail "KUnit: kunit.py exit $krc"
+	echo "KUnit: $summary"
+fi
+
+step "[3/4] kselftest in the x86_64 VM (first run builds the kernel: a few minutes)"
+sel=$TOP/tools/testing/selftests
+"$HARNESS/vm.sh" run "$HARNESS/guest-check.sh" "$sel/kstats/kstats_test.sh" \
+	"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" > "$LOGS/vm.log" 2>&1
+vrc=$?
+sed '/^KSTATS_CAPTURE_BEGIN/,/^KSTATS_CAPTURE_END/d' "$LOGS/vm.log"
+sed -n '/^KSTATS_CAPTURE_BEGIN/,/^KSTATS_CAPTURE_END/{/^KSTATS_CAPTURE/d;p}' \
+	"$LOGS/vm.log" > "$LOGS/sample_kmalloc"
+plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$LOGS/vm.log" | head -n 1)
+vok=$(grep -cE '^ok [0-9]+' "$LOGS/vm.log")
+vskip=$(grep -cE '^ok [0-9]+ .*# SKIP' "$LOGS/vm.log")
+vfail=$(grep -cE '^not ok [0-9]+' "$LOGS/vm.log")
+PASSED=$((PASSED + vok - vskip))
+SKIPPED=$((SKIPPED + vskip))
+FAILED=$((FAILED + vfail))
+if [ -z "$plan" ] || [ $((vok + vfail)) -ne "$plan" ]; then
+	fail "kselftest: ran $((vok + vfail)) of ${plan:-?} tests"
+elif [ "$vrc" -ne 0 ] && [ "$vfail" -eq 0 ]; then
+	fail "kselftest: the VM run failed (exit $vrc)"
+fi
+
+step "[4/4] gnuplot on the metric captured in the VM"
+if [ -s "$LOGS/sample_kmalloc" ]; then
+	for what in pdf cdf; do
+		"$HARNESS/plot.sh" "$LOGS/sample_kmalloc" "$what" > "$LOGS/plot-$what.txt" 2>&1
+		r=$?
+		[ $r -eq 0 ] || cat "$LOGS/plot-$what.txt"
+		result $r "gnuplot $what of a captured metric"
+	done
+else
+	fail "gnuplot: no metric captured in the VM"
+fi
+finish

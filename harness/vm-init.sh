@@ -1,0 +1,29 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+# /init of the test VM: mounts the usual file systems and debugfs, then runs
+# the script named in /etc/kstats-run (put there by harness/vm.sh) and
+# reports its exit status on the console, or starts a shell.
+/bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin /proc /sys /dev /tmp
+/bin/busybox --install -s
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug
+hostname kstats-vm
+export HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin
+cd /root
+
+echo "kstats-vm: kernel $(uname -r), $(nproc) CPUs"
+if [ -f /etc/kstats-run ]; then
+	script=$(cat /etc/kstats-run)
+	echo "KSTATS_VM_START $script"
+	sh "/root/$script"
+	echo "KSTATS_VM_EXIT=$?"
+else
+	echo "kstats-vm: kstats modules: modprobe kstats_sample; metrics in /sys/kernel/debug/kstats"
+	echo "kstats-vm: exit the shell to power off"
+	setsid cttyhack sh -l
+fi
+sync
+poweroff -f

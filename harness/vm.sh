@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# usage: harness/vm.sh run SCRIPT [FILE...]   run SCRIPT as root in the VM
+#        harness/vm.sh shell                  interactive shell in the VM
+#
+# Boots the x86_64 test kernel under qemu (-smp 4) with a busybox initramfs
+# holding the kernel's modules. "run" copies SCRIPT and the FILEs into the
+# guest's /root, runs SCRIPT with sh, prints its output and exits with its
+# exit status. Every boot has a timeout (VM_TIMEOUT seconds); a guest that
+# hangs, panics or prints a kernel splat is a failure, shown with its
+# console log.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+usage() { sed -n '3,4s/^# //p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || usage
+mode=$1
+shift
+case $mode in
+run) [ $# -ge 1 ] || usage ;;
+shell) ;;
+*) usage ;;
+esac
+
+need_pkgs $VM_PKGS
+"$HARNESS/build-x86.sh"
+set_paths
+mkdir -p "$VMDIR"
+kimage=$BUILD_X86/arch/x86/boot/bzImage
+
+# The base initramfs: busybox, /init and the modules; rebuilt with them.
+base=$VMDIR/base.cpio
+key=$(hash_of "$BUILD_X86/.kstats-built" "$HARNESS/vm-init.sh" /bin/busybox)
+if [ ! -e "$base" ] || [ "$(cat "$base.key" 2>/dev/null)" != "$key" ]; then
+	step "building the VM's initramfs (busybox, modules)"
+	stage=$VMDIR/base.stage
+	rm -rf "$stage"
+	mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc,lib}
+	cp /bin/busybox "$stage/bin/busybox"
+	cp "$HARNESS/vm-init.sh" "$stage/init"
+	chmod 755 "$stage/init"
+	cp -a "$BUILD_X86/modinst/lib/modules" "$stage/lib/"
+	(cd "$stage" && find . | cpio -o -H newc -R 0:0 --quiet) > "$base"
+	echo "$key" > "$base.key"
+	rm -rf "$stage"
+fi
+
+# One boot: "$1" is the initramfs, the rest are extra qemu options.
+vm_boot() {
+	local initrd=$1 accel=$2
+	shift 2
+	qemu-system-x86_64 -accel "$accel" -cpu max -smp 4 -m 1024 \
+		-kernel "$kimage" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 quiet" -no-reboot "$@"
+}
+
+# TCG unless the CPU has hardware virtualisation and a probe boot works:
+# nested KVM may hang the guest.
+choose_accel() {
+	local cache=$VMDIR/accel
+	if [ -e "$cache" ]; then cat "$cache"; return; fi
+	if grep -qwE 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ]; then
+		local probe=$VMDIR/probe
+		rm -rf "$probe" && mkdir -p "$probe/etc" "$probe/root"
+		echo probe.sh > "$probe/etc/kstats-run"
+		echo 'exit 0' > "$probe/root/probe.sh"
+		(cd "$probe" && find . | cpio -o -H newc -R 0:0 --quiet) |
+			cat "$base" - > "$probe.cpio"
+		if timeout -k 5 60 bash -c "$(declare -f vm_boot); kimage=$kimage; \
+			vm_boot $probe.cpio kvm -display none -serial stdio -monitor none" \
+			</dev/null 2>/dev/null | grep -q 'KSTATS_VM_EXIT=0'; then
+			echo kvm > "$cache"
+		else
+			echo tcg > "$cache"
+		fi
+	else
+		echo tcg > "$cache"
+	fi
+	cat "$cache"
+}
+accel=$(choose_accel)
+
+if [ "$mode" = shell ]; then
+	step "booting the VM ($accel, 4 CPUs); exit the shell to power off"
+	timeout -k 5 "${VM_TIMEOUT:-14400}" bash -c "$(declare -f vm_boot); \
+		kimage=$kimage; vm_boot $base $accel -nographic"
+	exit 0
+fi
+
+script=$1
+shift
+[ -f "$script" ] || die "no such script: $script"
+run=$(mktemp -d "$VMDIR/run.XXXXXX")
+trap 'rm -rf "$run"' EXIT
+mkdir -p "$run/stage/etc" "$run/stage/root"
+for f in "$script" "$@"; do
+	[ -e "$f" ] || die "no such file: $f"
+	cp -a "$f" "$run/stage/root/"
+done
+basename "$script" > "$run/stage/etc/kstats-run"
+(cd "$run/stage" && find . | cpio -o -H newc -R 0:0 --quiet) |
+	cat "$base" - > "$run/initrd"
+
+timeout=${VM_TIMEOUT:-600}
+step "booting the VM ($accel, 4 CPUs, timeout ${timeout}s) to run $(basename "$script")"
+log=$run/console.log
+set +e
+timeout -k 5 "$timeout" bash -c "$(declare -f vm_boot); kimage=$kimage; \
+	vm_boot $run/initrd $accel -display none -serial stdio -monitor none" \
+	</dev/null 2>&1 | tr -d '\r' > "$log"
+set -e
+
+# The script's output, without the kernel's boot messages.
+sed -n '/^KSTATS_VM_START /,/^KSTATS_VM_EXIT=/{/^KSTATS_VM_/d;p}' "$log"
+rc=$(sed -n 's/^KSTATS_VM_EXIT=\([0-9]*\)$/\1/p' "$log" | tail -n 1)
+fail=
+if [ -z "$rc" ]; then
+	fail="the guest did not finish: hung, panicked or timed out after ${timeout}s"
+elif grep -qE 'Kernel panic|BUG:|WARNING:|Oops|Call Trace:|UBSAN:|KASAN:' "$log"; then
+	fail="the kernel reported a problem"
+fi
+if [ -n "$fail" ]; then
+	echo "---- console log ----" >&2
+	cat "$log" >&2
+	echo "---- end of console log ----" >&2
+	echo "vm: $fail" >&2
+	exit 1
+fi
+exit "$rc"

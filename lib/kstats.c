@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats: per-CPU log-linear histograms of kernel latencies and values.
+ *
+ * Each metric has, for every possible CPU, one counter pair (samples, sum)
+ * per slot. kstats_record() adds to the pair of the current CPU with
+ * this_cpu operations: no lock, no atomic instruction, no allocation.
+ * Readers sum the CPUs up when /sys/kernel/debug/kstats/NAME is opened.
+ *
+ * See Documentation/dev-tools/kstats.rst.
+ */
+
+#define pr_fmt(fmt) "kstats: " fmt
+
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/kprobes.h>
+#include <linux/kstats.h>
+#include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uio.h>
+
+/*
+ * Slots are allocated in chunks of 512 (8 KiB per CPU): the per-CPU
+ * allocator refuses objects larger than PCPU_MIN_UNIT_SIZE (32 KiB), and a
+ * metric with frac_bits 8 has 14592 slots. Metrics with frac_bits up to 3
+ * fit in a single chunk.
+ */
+#define KSTATS_CHUNK_SHIFT	9
+#define KSTATS_CHUNK_SLOTS	BIT(KSTATS_CHUNK_SHIFT)
+
+/*
+ * The sum of a slot adds up the offsets of its samples from the lower bound
+ * of the slot, cut to their KSTATS_SUM_BITS most significant bits. The mean
+ * printed for a slot is then always within the slot, is exact for slots up
+ * to 2^KSTATS_SUM_BITS wide, and a sum cannot overflow before 2^48 samples
+ * have landed in one slot of one CPU.
+ */
+#define KSTATS_SUM_BITS		16
+
+/* Longest metric name: the longest kernel symbol plus a "GAP-" prefix. */
+#define KSTATS_NAME_MAX		(KSYM_NAME_LEN + 4)
+
+/* One line of output per (slot, CPU) and one per slot for all CPUs. */
+#define KSTATS_ALL_CPUS		(-1)
+#define KSTATS_PPM		1000000U
+
+struct kstats_slot {
+	u64 samples;
+	u64 sum;
+};
+
+struct kstats {
+	bool active;
+	u8 frac_bits;
+	unsigned int nr_slots;
+	const char *name;
+	struct dentry *file;
+	struct list_head node;		/* in kstats_list */
+	unsigned int nr_chunks;
+	struct kstats_slot __percpu *chunk[] __counted_by(nr_chunks);
+};
+
+/* A line of output, taken from one snapshot of all the counters. */
+struct kstats_line {
+	unsigned int slot;
+	int cpu;			/* or KSTATS_ALL_CPUS */
+	u32 ppm;			/* cumulative fraction, in millionths */
+	u64 samples;
+	u64 avg;
+};
+
+struct kstats_snapshot {
+	size_t nr_lines;
+	size_t max_lines;
+	struct kstats_line *lines;
+};
+
+/*
+ * kstats_mutex protects kstats_list, the names in it, and the creation and
+ * removal of the debugfs files, so that a name is never in use twice.
+ */
+static DEFINE_MUTEX(kstats_mutex);
+static LIST_HEAD(kstats_list);
+static struct dentry *kstats_dir;
+
+static inline struct kstats_slot __percpu *
+kstats_slot_ptr(struct kstats *ks, unsigned int slot)
+{
+	return ks->chunk[slot >> KSTATS_CHUNK_SHIFT] +
+	       (slot & (KSTATS_CHUNK_SLOTS - 1));
+}
+
+/**
+ * kstats_record() - record one value in a metric
+ * @ks: the metric, from kstats_new(); NULL is allowed and ignored
+ * @val: the value, usually a time difference in nanoseconds or cycles
+ *
+ * Adds @val to the slot it falls in on the current CPU. Every u64 value has
+ * a slot: nothing is clamped or dropped. Does nothing while the metric is
+ * stopped.
+ *
+ * The record path takes no lock, uses no atomic instruction and never
+ * allocates; it is notrace and not kprobe-able so that probe handlers can
+ * call it.
+ *
+ * Context: any context, including hard interrupts; NMI on architectures
+ * whose this_cpu operations are NMI safe, such as x86.
+ */
+void notrace kstats_record(struct kstats *ks, u64 val)
+{
+	unsigned int bucket, slot, shift;
+	struct kstats_slot __percpu *s;
+	u64 offset;
+
+	if (!ks || !READ_ONCE(ks->active))
+		return;
+
+	bucket = fls64(val >> ks->frac_bits);
+	slot = kstats_slot(val, ks->frac_bits);
+	/* Offset from the slot's lower bound: the bits below the slot's. */
+	shift = bucket > 1 ? bucket - 1 : 0;
+	offset = val & (BIT_ULL(shift) - 1);
+	if (shift > KSTATS_SUM_BITS)
+		offset >>= shift - KSTATS_SUM_BITS;
+
+	s = kstats_slot_ptr(ks, slot);
+	/*
+	 * this_cpu_*() are safe against interrupts on this CPU, which may
+	 * record too. Disabling preemption keeps the count and the sum of a
+	 * sample on the same CPU, so that per-CPU means stay right.
+	 */
+	preempt_disable_notrace();
+	this_cpu_inc(s->samples);
+	this_cpu_add(s->sum, offset);
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL_GPL(kstats_record);
+NOKPROBE_SYMBOL(kstats_record);
+
+/* The mean of @samples values in @slot whose offsets add up to @sum. */
+static u64 kstats_slot_avg(unsigned int slot, unsigned int frac_bits,
+			   u64 samples, u64 sum)
+{
+	unsigned int bucket = slot >> frac_bits;
+	unsigned int shift = bucket > 1 ? bucket - 1 : 0;
+	u64 lo = kstats_slot_min(slot, frac_bits);
+	u64 hi = kstats_slot_max(slot, frac_bits);
+	u64 offset = div64_u64(sum, samples);
+
+	if (shift > KSTATS_SUM_BITS) {
+		/* Undo the cut, adding back half of what it lost on average. */
+		shift -= KSTATS_SUM_BITS;
+		offset = (offset << shift) + (1ULL << (shift - 1));
+	}
+	/*
+	 * The count and the sum of a sample are two additions, and a reader
+	 * may see one without the other: never let that show as a mean out
+	 * of the slot.
+	 */
+	return min(lo + offset, hi);
+}
+
+static int kstats_snapshot_add(struct kstats_snapshot *snap,
+			       unsigned int slot, int cpu, u64 samples, u64 avg)
+{
+	struct kstats_line *line;
+
+	if (snap->nr_lines == snap->max_lines) {
+		size_t max = max_t(size_t, 64, 2 * snap->max_lines);
+
+		line = kvrealloc(snap->lines, array_size(max, sizeof(*line)),
+				 GFP_KERNEL);
+		if (!line)
+			return -ENOMEM;
+		snap->lines = line;
+		snap->max_lines = max;
+	}
+	line = &snap->lines[snap->nr_lines++];
+	line->slot = slot;
+	line->cpu = cpu;
+	line->samples = samples;
+	line->avg = avg;
+	return 0;
+}
+
+/*
+ * Read every counter once, keeping the non-empty (slot, CPU) pairs in
+ * output order, then compute the cumulative fractions from that one copy,
+ * so that they never decrease and end at exactly 1 whatever the writers do
+ * meanwhile. Only the lines are kept: no buffer of all the counters.
+ */
+static int kstats_snapshot_take(struct kstats *ks, struct kstats_snapshot *snap)
+{
+	u64 *total, *cum;
+	unsigned int slot;
+	size_t i;
+	int cpu, ret = 0;
+
+	/* One entry per CPU id, and the last one for all CPUs. */
+	total = kcalloc(2 * (nr_cpu_ids + 1), sizeof(*total), GFP_KERNEL);
+	if (!total)
+		return -ENOMEM;
+	cum = total + nr_cpu_ids + 1;
+
+	for (slot = 0; slot < ks->nr_slots && !ret; slot++) {
+		u64 all_samples = 0, all_sum = 0;
+
+		for_each_possible_cpu(cpu) {
+			struct kstats_slot *s;
+			u64 samples, sum;
+
+			s = per_cpu_ptr(kstats_slot_ptr(ks, slot), cpu);
+			samples = READ_ONCE(s->samples);
+			sum = READ_ONCE(s->sum);
+			if (!samples)
+				continue;
+			ret = kstats_snapshot_add(snap, slot, cpu, samples,
+						  kstats_slot_avg(slot, ks->frac_bits,
+								  samples, sum));
+			if (ret)
+				break;
+			total[cpu] += samples;
+			all_samples += samples;
+			all_sum += sum;
+		}
+		if (all_samples && !ret) {
+			ret = kstats_snapshot_add(snap, slot, KSTATS_ALL_CPUS,
+						  all_samples,
+						  kstats_slot_avg(slot, ks->frac_bits,
+								  all_samples, all_sum));
+			total[nr_cpu_ids] += all_samples;
+		}
+		cond_resched();
+	}
+
+	for (i = 0; i < snap->nr_lines && !ret; i++) {
+		struct kstats_line *line = &snap->lines[i];
+		int idx = line->cpu == KSTATS_ALL_CPUS ? nr_cpu_ids : line->cpu;
+
+		cum[idx] += line->samples;
+		line->ppm = mul_u64_u64_div_u64(cum[idx], KSTATS_PPM, total[idx]);
+	}
+	kfree(total);
+	return ret;
+}
+
+static void *kstats_seq_start(struct seq_file *m, loff_t *pos)
+{
+	struct kstats_snapshot *snap = m->private;
+
+	return *pos < snap->nr_lines ? &snap->lines[*pos] : NULL;
+}
+
+static void *kstats_seq_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return kstats_seq_start(m, pos);
+}
+
+static void kstats_seq_stop(struct seq_file *m, void *v)
+{
+}
+
+static int kstats_seq_show(struct seq_file *m, void *v)
+{
+	const struct kstats_line *line = v;
+	bool all = line->cpu == KSTATS_ALL_CPUS;
+
+	/* The RFC's format: field 6 is the count, 8 the mean, 10 the CDF. */
+	seq_printf(m, "slot %-3u CPU%c %-4u count %8llu avg %8llu p %c.%06u\n",
+		   line->slot, all ? 'S' : ' ',
+		   all ? num_possible_cpus() : line->cpu,
+		   line->samples, line->avg,
+		   line->ppm == KSTATS_PPM ? '1' : '0', line->ppm % KSTATS_PPM);
+	return 0;
+}
+
+static const struct seq_operations kstats_seq_ops = {
+	.start = kstats_seq_start,
+	.next = kstats_seq_next,
+	.stop = kstats_seq_stop,
+	.show = kstats_seq_show,
+};
+
+static int kstats_release(struct inode *inode, struct file *file)
+{
+	struct kstats_snapshot *snap = ((struct seq_file *)file->private_data)->private;
+
+	kvfree(snap->lines);
+	return seq_release_private(inode, file);
+}
+
+/*
+ * The file is created with debugfs_create_file_unsafe(): open and write hold
+ * a debugfs reference while they use the metric, and kstats_delete() waits
+ * for them in debugfs_remove(). Reads use only the snapshot owned by the
+ * open file, so a reader keeps its data even when the metric goes away.
+ */
+static int kstats_open(struct inode *inode, struct file *file)
+{
+	struct dentry *dentry = file->f_path.dentry;
+	struct kstats_snapshot *snap;
+	int ret;
+
+	ret = debugfs_file_get(dentry);
+	if (ret)
+		return ret;
+	snap = __seq_open_private(file, &kstats_seq_ops, sizeof(*snap));
+	if (!snap) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (file->f_mode & FMODE_READ) {
+		ret = kstats_snapshot_take(inode->i_private, snap);
+		if (ret)
+			kstats_release(inode, file);
+	}
+out:
+	debugfs_file_put(dentry);
+	return ret;
+}
+
+static void kstats_reset(struct kstats *ks)
+{
+	unsigned int i;
+	int cpu;
+
+	/*
+	 * Not atomic with respect to recording: a sample added on another CPU
+	 * while its counters are cleared may be kept in part. The means stay
+	 * within their slots (see kstats_slot_avg()).
+	 */
+	for_each_possible_cpu(cpu) {
+		for (i = 0; i < ks->nr_chunks; i++) {
+			unsigned int n = min_t(unsigned int, KSTATS_CHUNK_SLOTS,
+					       ks->nr_slots - i * KSTATS_CHUNK_SLOTS);
+
+			memset(per_cpu_ptr(ks->chunk[i], cpu), 0,
+			       n * sizeof(struct kstats_slot));
+		}
+		cond_resched();
+	}
+}
+
+static ssize_t kstats_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct file *file = iocb->ki_filp;
+	struct dentry *dentry = file->f_path.dentry;
+	struct kstats *ks = file_inode(file)->i_private;
+	size_t len = iov_iter_count(from);
+	char buf[8];
+	ssize_t ret;
+
+	if (len >= sizeof(buf))
+		goto invalid;
+	if (copy_from_iter(buf, len, from) != len)
+		return -EFAULT;
+	buf[len] = '\0';
+	if (len && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+
+	ret = debugfs_file_get(dentry);
+	if (ret)
+		return ret;
+	ret = len;
+	if (!strcasecmp(buf, "start"))
+		WRITE_ONCE(ks->active, true);
+	else if (!strcasecmp(buf, "stop"))
+		WRITE_ONCE(ks->active, false);
+	else if (!strcasecmp(buf, "reset"))
+		kstats_reset(ks);
+	else
+		ret = -EINVAL;
+	debugfs_file_put(dentry);
+	if (ret > 0)
+		return ret;
+invalid:
+	pr_warn_ratelimited("%pd: unknown command, expected start, stop or reset\n",
+			    dentry);
+	return -EINVAL;
+}
+
+static const struct file_operations kstats_fops = {
+	.owner = THIS_MODULE,
+	.open = kstats_open,
+	.read_iter = seq_read_iter,
+	.write_iter = kstats_write_iter,
+	.llseek = seq_lseek,
+	.release = kstats_release,
+};
+
+static int kstats_check_name(const char *name)
+{
+	const char *c;
+
+	if (!name || !*name) {
+		pr_warn("empty metric name\n");
+		return -EINVAL;
+	}
+	if (strlen(name) > KSTATS_NAME_MAX) {
+		pr_warn("metric name longer than %d characters\n",
+			KSTATS_NAME_MAX);
+		return -EINVAL;
+	}
+	/* Names are file names, and words of the _control file. */
+	for (c = name; *c; c++) {
+		if (*c == '/' || !isgraph(*c)) {
+			pr_warn("invalid metric name '%s': '/', blanks and control characters are not allowed\n",
+				name);
+			return -EINVAL;
+		}
+	}
+	if (!strcmp(name, ".") || !strcmp(name, "..")) {
+		pr_warn("invalid metric name '%s'\n", name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct kstats *kstats_find(const char *name)
+{
+	struct kstats *ks;
+
+	lockdep_assert_held(&kstats_mutex);
+	list_for_each_entry(ks, &kstats_list, node)
+		if (!strcmp(ks->name, name))
+			return ks;
+	return NULL;
+}
+
+static void kstats_free(struct kstats *ks)
+{
+	unsigned int i;
+
+	for (i = 0; i < ks->nr_chunks; i++)
+		free_percpu(ks->chunk[i]);
+	kfree(ks->name);
+	kfree(ks);
+}
+
+static struct kstats *kstats_alloc(const char *name, u8 frac_bits)
+{
+	unsigned int i, nr_slots = kstats_nr_slots(frac_bits);
+	unsigned int nr_chunks = DIV_ROUND_UP(nr_slots, KSTATS_CHUNK_SLOTS);
+	struct kstats *ks;
+
+	ks = kzalloc(struct_size(ks, chunk, nr_chunks), GFP_KERNEL);
+	if (!ks)
+		return NULL;
+	ks->nr_chunks = nr_chunks;
+	ks->nr_slots = nr_slots;
+	ks->frac_bits = frac_bits;
+	ks->active = true;
+	INIT_LIST_HEAD(&ks->node);
+	ks->name = kstrdup(name, GFP_KERNEL);
+	if (!ks->name)
+		goto fail;
+	for (i = 0; i < nr_chunks; i++) {
+		unsigned int n = min_t(unsigned int, KSTATS_CHUNK_SLOTS,
+				       nr_slots - i * KSTATS_CHUNK_SLOTS);
+
+		ks->chunk[i] = __alloc_percpu(n * sizeof(struct kstats_slot),
+					      __alignof__(struct kstats_slot));
+		if (!ks->chunk[i])
+			goto fail;
+	}
+	return ks;
+fail:
+	kstats_free(ks);
+	return NULL;
+}
+
+/**
+ * kstats_new() - create a metric and its file /sys/kernel/debug/kstats/NAME
+ * @name: name of the metric and of its file; no '/', blanks or control
+ *	characters, not in use by another metric
+ * @frac_bits: number of fractional bits, 0 to KSTATS_MAX_FRAC_BITS: each
+ *	power of two is split into 2^@frac_bits slots, so that a slot is at
+ *	most 2^-@frac_bits of the values it holds. 3 is a good default.
+ *
+ * The metric starts recording at once. Its memory is allocated here for
+ * every possible CPU: (65 - @frac_bits) << @frac_bits slots of 16 bytes per
+ * CPU, 7936 bytes at @frac_bits 3.
+ *
+ * Context: process context; may sleep.
+ * Return: the new metric, or NULL if the name or @frac_bits is not valid,
+ * the name is in use, or memory ran out; a warning says which.
+ */
+struct kstats *kstats_new(const char *name, u8 frac_bits)
+{
+	struct kstats *ks;
+	int ret;
+
+	ret = kstats_check_name(name);
+	if (ret)
+		return NULL;
+	if (frac_bits > KSTATS_MAX_FRAC_BITS) {
+		pr_warn("%s: frac_bits %u out of range 0..%u\n",
+			name, frac_bits, KSTATS_MAX_FRAC_BITS);
+		return NULL;
+	}
+	ks = kstats_alloc(name, frac_bits);
+	if (!ks) {
+		pr_warn("%s: out of memory\n", name);
+		return NULL;
+	}
+
+	mutex_lock(&kstats_mutex);
+	if (kstats_find(name)) {
+		mutex_unlock(&kstats_mutex);
+		pr_warn("%s: name already in use\n", name);
+		kstats_free(ks);
+		return NULL;
+	}
+	/* Created on first use, so that built-in users may come early. */
+	if (!kstats_dir)
+		kstats_dir = debugfs_create_dir("kstats", NULL);
+	ks->file = debugfs_create_file_unsafe(ks->name, 0600, kstats_dir, ks,
+					      &kstats_fops);
+	list_add_tail(&ks->node, &kstats_list);
+	mutex_unlock(&kstats_mutex);
+	return ks;
+}
+EXPORT_SYMBOL_GPL(kstats_new);
+
+/**
+ * kstats_delete() - remove a metric, its file and its memory
+ * @ks: the metric, from kstats_new(); NULL is allowed and ignored
+ *
+ * Waits for the opens and writes of the metric's file in progress. A reader
+ * that has the file open keeps reading the data it opened, then end of file.
+ * The caller must make sure that no kstats_record() on @ks is running or
+ * will run.
+ *
+ * Context: process context; may sleep.
+ */
+void kstats_delete(struct kstats *ks)
+{
+	if (!ks)
+		return;
+	mutex_lock(&kstats_mutex);
+	debugfs_remove(ks->file);
+	list_del(&ks->node);
+	mutex_unlock(&kstats_mutex);
+	kstats_free(ks);
+}
+EXPORT_SYMBOL_GPL(kstats_delete);
+
+static void __exit kstats_exit(void)
+{
+	/* Every user held a reference to this module: no metric is left. */
+	debugfs_remove(kstats_dir);
+}
+module_exit(kstats_exit);
+
+MODULE_DESCRIPTION("kstats: per-CPU latency distributions in debugfs");
+MODULE_LICENSE("GPL");

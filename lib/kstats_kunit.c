@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for kstats: the slot mapping, and the debugfs files read and
+ * written through their file operations on a kernel mount of debugfs.
+ */
+
+#include <kunit/resource.h>
+#include <kunit/test.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kstats.h>
+#include <linux/mount.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#define KSTATS_TEST_BUF_SIZE	SZ_256K
+
+static const unsigned int kstats_test_bits[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+
+static void kstats_test_bits_desc(const unsigned int *bits, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "frac_bits=%u", *bits);
+}
+
+KUNIT_ARRAY_PARAM(kstats_test_bits, kstats_test_bits, kstats_test_bits_desc);
+
+KUNIT_DEFINE_ACTION_WRAPPER(kstats_test_delete, kstats_delete, struct kstats *);
+
+/* A metric deleted when the test ends, even when an assertion fails. */
+static struct kstats *kstats_test_new(struct kunit *test, const char *name,
+				      unsigned int bits)
+{
+	struct kstats *ks = kstats_new(name, bits);
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ks, "kstats_new(%s, %u)", name, bits);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kstats_test_delete, ks), 0);
+	return ks;
+}
+
+/* Delete a metric from kstats_test_new() now. */
+static void kstats_test_delete_now(struct kunit *test, struct kstats *ks)
+{
+	kunit_release_action(test, kstats_test_delete, ks);
+}
+
+/* Check that @val lies in its slot and that the slot is narrow enough. */
+static void kstats_test_check_val(struct kunit *test, u64 val, unsigned int bits)
+{
+	unsigned int slot = kstats_slot(val, bits);
+	u64 lo = kstats_slot_min(slot, bits);
+	u64 hi = kstats_slot_max(slot, bits);
+	u64 width = hi - lo + 1;
+
+	KUNIT_EXPECT_LT_MSG(test, slot, kstats_nr_slots(bits), "val %llu", val);
+	KUNIT_EXPECT_LE_MSG(test, lo, val, "slot %u", slot);
+	KUNIT_EXPECT_GE_MSG(test, hi, val, "slot %u", slot);
+	/* A slot is one value wide, or at most 2^-bits of its values. */
+	KUNIT_EXPECT_TRUE_MSG(test, width == 1 || width <= lo >> bits,
+			      "slot %u [%llu, %llu] too wide", slot, lo, hi);
+}
+
+static void kstats_test_slot_boundaries(struct kunit *test)
+{
+	unsigned int bits = *(const unsigned int *)test->param_value;
+	unsigned int k;
+
+	kstats_test_check_val(test, 0, bits);
+	kstats_test_check_val(test, 1, bits);
+	kstats_test_check_val(test, U64_MAX, bits);
+	for (k = 0; k < 64; k++) {
+		kstats_test_check_val(test, BIT_ULL(k) - 1, bits);
+		kstats_test_check_val(test, BIT_ULL(k), bits);
+		kstats_test_check_val(test, BIT_ULL(k) + 1, bits);
+	}
+	KUNIT_EXPECT_EQ(test, kstats_slot(0, bits), 0);
+	KUNIT_EXPECT_EQ(test, kstats_slot(U64_MAX, bits),
+			kstats_nr_slots(bits) - 1);
+}
+
+/*
+ * The slots tile [0, U64_MAX] in order: each slot's bounds map back to it,
+ * and each slot starts right after the previous one ends. This is what
+ * makes the slot number monotone in the value.
+ */
+static void kstats_test_slot_tiling(struct kunit *test)
+{
+	unsigned int bits = *(const unsigned int *)test->param_value;
+	unsigned int slot, nr = kstats_nr_slots(bits);
+
+	KUNIT_EXPECT_EQ(test, kstats_slot_min(0, bits), 0);
+	KUNIT_EXPECT_EQ(test, kstats_slot_max(nr - 1, bits), U64_MAX);
+	for (slot = 0; slot < nr; slot++) {
+		u64 lo = kstats_slot_min(slot, bits);
+		u64 hi = kstats_slot_max(slot, bits);
+
+		KUNIT_ASSERT_LE(test, lo, hi);
+		KUNIT_ASSERT_EQ(test, kstats_slot(lo, bits), slot);
+		KUNIT_ASSERT_EQ(test, kstats_slot(hi, bits), slot);
+		KUNIT_ASSERT_EQ(test, kstats_slot(lo + (hi - lo) / 2, bits), slot);
+		if (slot)
+			KUNIT_ASSERT_EQ(test, lo, kstats_slot_max(slot - 1, bits) + 1);
+	}
+}
+
+struct kstats_test_rfc {
+	u64 val;
+	unsigned int bits;
+	unsigned int slot;
+};
+
+/* Slot numbers of the original RFC, some from its slides. */
+static const struct kstats_test_rfc kstats_test_rfc_slots[] = {
+	{ 480, 3, 55 }, { 20130, 3, 97 }, { 20294, 3, 97 },
+	{ 7, 3, 7 }, { 8, 3, 8 }, { 15, 3, 15 }, { 16, 3, 16 }, { 17, 3, 16 },
+	{ 18, 3, 17 }, { 0, 0, 0 }, { 1, 0, 1 }, { 3, 0, 2 }, { 4, 0, 3 },
+	{ U64_MAX, 0, 64 }, { U64_MAX, 8, 14591 }, { 255, 8, 255 },
+	{ 256, 8, 256 }, { 512, 8, 512 }, { 513, 8, 512 }, { 514, 8, 513 },
+};
+
+static void kstats_test_rfc_desc(const struct kstats_test_rfc *t, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "val=%llu bits=%u", t->val, t->bits);
+}
+
+KUNIT_ARRAY_PARAM(kstats_test_rfc, kstats_test_rfc_slots, kstats_test_rfc_desc);
+
+static void kstats_test_rfc_numbering(struct kunit *test)
+{
+	const struct kstats_test_rfc *t = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, kstats_slot(t->val, t->bits), t->slot);
+}
+
+/* debugfs, mounted for the suite so that the tests can open the files. */
+static struct vfsmount *kstats_test_mnt;
+
+static int kstats_test_suite_init(struct kunit_suite *suite)
+{
+	/* debugfs is built in: its file_system_type holds no module ref. */
+	struct file_system_type *type = get_fs_type("debugfs");
+
+	if (!type)
+		return -ENODEV;
+	kstats_test_mnt = kern_mount(type);
+	if (IS_ERR(kstats_test_mnt))
+		return PTR_ERR(kstats_test_mnt);
+	return 0;
+}
+
+static void kstats_test_suite_exit(struct kunit_suite *suite)
+{
+	kern_unmount(kstats_test_mnt);
+}
+
+static struct file *kstats_test_open(struct kunit *test, const char *name,
+				     int flags)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "kstats/%s", name);
+	return file_open_root_mnt(kstats_test_mnt, path, flags, 0);
+}
+
+/* The whole content of a metric file, NUL terminated. */
+static char *kstats_test_read(struct kunit *test, const char *name)
+{
+	char *buf = kunit_kzalloc(test, KSTATS_TEST_BUF_SIZE, GFP_KERNEL);
+	struct file *file;
+	size_t len = 0;
+	loff_t pos = 0;
+	ssize_t n;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	file = kstats_test_open(test, name, O_RDONLY);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "open %s: %ld", name,
+			       PTR_ERR(file));
+	/* Small reads, so that the output crosses many read() calls. */
+	do {
+		n = kernel_read(file, buf + len,
+				min_t(size_t, 100, KSTATS_TEST_BUF_SIZE - 1 - len),
+				&pos);
+		if (n > 0)
+			len += n;
+	} while (n > 0 && len < KSTATS_TEST_BUF_SIZE - 1);
+	fput(file);
+	KUNIT_ASSERT_EQ(test, n, 0);
+	return buf;
+}
+
+static ssize_t kstats_test_write(struct kunit *test, const char *name,
+				 const char *cmd)
+{
+	struct file *file = kstats_test_open(test, name, O_WRONLY);
+	loff_t pos = 0;
+	ssize_t ret;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	ret = kernel_write(file, cmd, strlen(cmd), &pos);
+	fput(file);
+	return ret;
+}
+
+struct kstats_test_line {
+	unsigned int slot;
+	bool all;
+	unsigned int cpu;
+	u64 count;
+	u64 avg;
+	unsigned int ppm;
+};
+
+/*
+ * Parse one line and check that it is exactly in the documented format, by
+ * printing the parsed fields again with the format of the RFC.
+ */
+static bool kstats_test_parse(struct kunit *test, const char *line, size_t len,
+			      struct kstats_test_line *l)
+{
+	unsigned int whole, frac;
+	char c, again[128];
+
+	if (sscanf(line, "slot %u CPU%c %u count %llu avg %llu p %u.%u", &l->slot,
+		   &c, &l->cpu, &l->count, &l->avg, &whole, &frac) != 7)
+		return false;
+	if ((c != ' ' && c != 'S') || whole > 1 || frac > 999999)
+		return false;
+	l->all = c == 'S';
+	l->ppm = whole * 1000000 + frac;
+	snprintf(again, sizeof(again),
+		 "slot %-3u CPU%c %-4u count %8llu avg %8llu p %c.%06u", l->slot,
+		 c, l->cpu, l->count, l->avg, '0' + whole, frac);
+	return strlen(again) == len && !memcmp(again, line, len);
+}
+
+/*
+ * Parse a metric's output, check every property the format promises, and
+ * return the number of samples of each slot (from the CPUS lines).
+ */
+static u64 *kstats_test_check_output(struct kunit *test, const char *text,
+				     unsigned int bits, u64 *total)
+{
+	unsigned int nr = kstats_nr_slots(bits);
+	u64 *slots = kunit_kcalloc(test, nr, sizeof(u64), GFP_KERNEL);
+	unsigned int *ppm = kunit_kcalloc(test, nr_cpu_ids + 1, sizeof(*ppm),
+					  GFP_KERNEL);
+	u64 cpu_sum = 0;
+	int last_slot = -1, lines = 0;
+	unsigned int last_cpu = 0;
+	const char *p = text;
+
+	KUNIT_ASSERT_NOT_NULL(test, slots);
+	KUNIT_ASSERT_NOT_NULL(test, ppm);
+	*total = 0;
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		struct kstats_test_line l;
+		unsigned int idx;
+
+		KUNIT_ASSERT_NOT_NULL_MSG(test, eol, "line %d not terminated", lines);
+		KUNIT_ASSERT_TRUE_MSG(test, kstats_test_parse(test, p, eol - p, &l),
+				      "bad line %d: %.*s", lines, (int)(eol - p), p);
+		lines++;
+		KUNIT_ASSERT_LT(test, l.slot, nr);
+		/* Slots ascend; a slot's CPU lines, then its CPUS line. */
+		if (cpu_sum)
+			KUNIT_EXPECT_EQ(test, (int)l.slot, last_slot);
+		else
+			KUNIT_EXPECT_GT(test, (int)l.slot, last_slot);
+		KUNIT_EXPECT_TRUE(test, l.all || !cpu_sum || l.cpu > last_cpu);
+		KUNIT_EXPECT_GT(test, l.count, 0);
+		KUNIT_EXPECT_GE(test, l.avg, kstats_slot_min(l.slot, bits));
+		KUNIT_EXPECT_LE(test, l.avg, kstats_slot_max(l.slot, bits));
+		if (l.all) {
+			KUNIT_EXPECT_EQ(test, l.cpu, num_possible_cpus());
+			/* The CPUS line is the sum of the slot's CPU lines. */
+			KUNIT_EXPECT_EQ(test, l.count, cpu_sum);
+			KUNIT_EXPECT_EQ(test, slots[l.slot], 0);
+			slots[l.slot] = l.count;
+			*total += l.count;
+			cpu_sum = 0;
+			idx = nr_cpu_ids;
+		} else {
+			KUNIT_ASSERT_LT(test, l.cpu, nr_cpu_ids);
+			cpu_sum += l.count;
+			last_cpu = l.cpu;
+			idx = l.cpu;
+		}
+		/* The cumulative fractions never decrease. */
+		KUNIT_EXPECT_GE(test, l.ppm, ppm[idx]);
+		ppm[idx] = l.ppm;
+		last_slot = l.slot;
+		p = eol + 1;
+	}
+	/* Every CPU line is followed by its slot's CPUS line. */
+	KUNIT_EXPECT_EQ(test, cpu_sum, 0);
+	/* ... and the last fraction of each CPU, and of all, is 1.000000. */
+	if (lines)
+		KUNIT_EXPECT_EQ(test, ppm[nr_cpu_ids], 1000000);
+	return slots;
+}
+
+/* Numerical Recipes' LCG, for spread reproducible values. */
+static u64 kstats_test_rand(u32 *seed)
+{
+	*seed = *seed * 1664525 + 1013904223;
+	return *seed;
+}
+
+static void kstats_test_output(struct kunit *test)
+{
+	unsigned int bits = *(const unsigned int *)test->param_value;
+	unsigned int i, slot, nr = kstats_nr_slots(bits);
+	u64 *expect = kunit_kcalloc(test, nr, sizeof(u64), GFP_KERNEL);
+	u64 *got, total, n = 0;
+	struct kstats *ks;
+	u32 seed = 1;
+
+	KUNIT_ASSERT_NOT_NULL(test, expect);
+	ks = kstats_test_new(test, "kunit_output", bits);
+	/* Empty metric, empty file. */
+	KUNIT_EXPECT_STREQ(test, kstats_test_read(test, "kunit_output"), "");
+
+	for (i = 0; i < 1000; i++) {
+		/* Spread over the whole u64 range: a random shift. */
+		u64 val = kstats_test_rand(&seed) << 32 | kstats_test_rand(&seed);
+
+		val >>= kstats_test_rand(&seed) % 64;
+		kstats_record(ks, val);
+		expect[kstats_slot(val, bits)]++;
+		n++;
+	}
+	kstats_record(ks, 0);
+	kstats_record(ks, U64_MAX);
+	expect[0]++;
+	expect[nr - 1]++;
+	n += 2;
+
+	got = kstats_test_check_output(test, kstats_test_read(test, "kunit_output"),
+				       bits, &total);
+	KUNIT_EXPECT_EQ(test, total, n);
+	for (slot = 0; slot < nr; slot++)
+		KUNIT_EXPECT_EQ_MSG(test, got[slot], expect[slot], "slot %u", slot);
+}
+
+/* The mean printed for a slot, against the exact mean of its samples. */
+static u64 kstats_test_avg(struct kunit *test, const char *name, unsigned int slot)
+{
+	char *text = kstats_test_read(test, name), *p;
+	struct kstats_test_line l;
+
+	for (p = text; *p; p = strchr(p, '\n') + 1) {
+		KUNIT_ASSERT_TRUE(test, kstats_test_parse(test, p, strchr(p, '\n') - p, &l));
+		if (l.all && l.slot == slot)
+			return l.avg;
+	}
+	KUNIT_FAIL(test, "no CPUS line for slot %u", slot);
+	return 0;
+}
+
+static void kstats_test_mean(struct kunit *test)
+{
+	struct kstats *ks = kstats_test_new(test, "kunit_mean", 3);
+	unsigned int i, slot;
+	u64 lo, width, avg, exact;
+
+	/* A slot 64 wide: the mean is exact, rounded down. */
+	slot = kstats_slot(1000, 3);
+	lo = kstats_slot_min(slot, 3);
+	KUNIT_ASSERT_EQ(test, kstats_slot_max(slot, 3) - lo + 1, 64);
+	for (i = 0; i < 10; i++)
+		kstats_record(ks, lo + i * 7);	/* mean lo + 31.5 */
+	KUNIT_EXPECT_EQ(test, kstats_test_avg(test, "kunit_mean", slot), lo + 31);
+
+	/* A slot 2^37 wide, where the sum keeps 16 bits of the offsets. */
+	slot = kstats_slot(BIT_ULL(40), 3);
+	lo = kstats_slot_min(slot, 3);
+	width = kstats_slot_max(slot, 3) - lo + 1;
+	exact = 0;
+	for (i = 0; i < 1000; i++) {
+		u64 off = div_u64(width, 1000) * i + 12345;
+
+		kstats_record(ks, lo + off);
+		exact += off;
+	}
+	exact = lo + div_u64(exact, 1000);
+	avg = kstats_test_avg(test, "kunit_mean", slot);
+	KUNIT_EXPECT_LE_MSG(test, abs_diff(avg, exact), width >> 15,
+			    "avg %llu exact %llu", avg, exact);
+
+	/* The largest values: no overflow, the mean stays in the slot. */
+	for (i = 0; i < 1000; i++)
+		kstats_record(ks, U64_MAX - i);
+	slot = kstats_slot(U64_MAX, 3);
+	avg = kstats_test_avg(test, "kunit_mean", slot);
+	KUNIT_EXPECT_GE(test, avg, U64_MAX - (kstats_slot_max(slot, 3) -
+					      kstats_slot_min(slot, 3)) / 0x8000);
+}
+
+static void kstats_test_commands(struct kunit *test)
+{
+	static const char * const bad[] = {
+		"", "\n", "bogus", "startx", "stop\n\n", " start", "reset now",
+		"st", "resetresetreset",
+	};
+	struct kstats *ks = kstats_test_new(test, "kunit_cmd", 3);
+	char *before;
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, kstats_test_write(test, "kunit_cmd", "stop"), 4);
+	kstats_record(ks, 100);
+	KUNIT_EXPECT_STREQ(test, kstats_test_read(test, "kunit_cmd"), "");
+
+	KUNIT_EXPECT_EQ(test, kstats_test_write(test, "kunit_cmd", "START\n"), 6);
+	kstats_record(ks, 100);
+	kstats_record(ks, 100);
+	before = kstats_test_read(test, "kunit_cmd");
+	KUNIT_EXPECT_NOT_NULL(test, strstr(before, "count        2 avg      100 p 1.000000\n"));
+
+	/* Bad commands: -EINVAL and nothing changes, recording goes on. */
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, kstats_test_write(test, "kunit_cmd", bad[i]),
+				    -EINVAL, "command '%s'", bad[i]);
+		KUNIT_EXPECT_STREQ(test, kstats_test_read(test, "kunit_cmd"), before);
+	}
+
+	KUNIT_EXPECT_EQ(test, kstats_test_write(test, "kunit_cmd", "Reset\n"), 6);
+	KUNIT_EXPECT_STREQ(test, kstats_test_read(test, "kunit_cmd"), "");
+	kstats_record(ks, 7);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_test_read(test, "kunit_cmd"),
+					   "slot 7   CPUS"));
+}
+
+static void kstats_test_null(struct kunit *test)
+{
+	kstats_record(NULL, 1);
+	kstats_record(NULL, U64_MAX);
+	kstats_delete(NULL);
+}
+
+static void kstats_test_invalid(struct kunit *test)
+{
+	static const char * const names[] = {
+		"", "a/b", "/", ".", "..", "a b", "tab\t", "new\nline",
+	};
+	struct kstats *ks, *dup;
+	unsigned int i;
+	char *name;
+
+	KUNIT_EXPECT_NULL(test, kstats_new(NULL, 3));
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		KUNIT_EXPECT_NULL_MSG(test, kstats_new(names[i], 3), "'%s'", names[i]);
+	KUNIT_EXPECT_NULL(test, kstats_new("kunit_bits", KSTATS_MAX_FRAC_BITS + 1));
+	KUNIT_EXPECT_NULL(test, kstats_new("kunit_bits", 255));
+	name = kunit_kzalloc(test, 1024, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, name);
+	memset(name, 'x', 1023);
+	KUNIT_EXPECT_NULL(test, kstats_new(name, 3));
+
+	ks = kstats_test_new(test, "kunit_dup", 3);
+	KUNIT_EXPECT_NULL(test, kstats_new("kunit_dup", 4));
+	/* The failed duplicate changed nothing. */
+	kstats_record(ks, 3);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_test_read(test, "kunit_dup"),
+					   "slot 3   CPUS"));
+	kstats_test_delete_now(test, ks);
+	/* Once deleted, the name can be used again. */
+	dup = kstats_test_new(test, "kunit_dup", 4);
+	KUNIT_EXPECT_STREQ(test, kstats_test_read(test, "kunit_dup"), "");
+}
+
+/* A reader that has the file open keeps its data when the metric goes. */
+static void kstats_test_delete_while_open(struct kunit *test)
+{
+	struct kstats *ks = kstats_test_new(test, "kunit_gone", 3);
+	char buf[128] = { };
+	struct file *file;
+	loff_t pos = 0;
+
+	kstats_record(ks, 5);
+	file = kstats_test_open(test, "kunit_gone", O_RDONLY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	kstats_test_delete_now(test, ks);
+	KUNIT_EXPECT_GT(test, kernel_read(file, buf, sizeof(buf) - 1, &pos), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "slot 5   CPUS"));
+	KUNIT_EXPECT_EQ(test, kernel_read(file, buf, sizeof(buf) - 1, &pos), 0);
+	fput(file);
+	file = kstats_test_open(test, "kunit_gone", O_RDONLY);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(file));
+}
+
+static struct kunit_case kstats_test_cases[] = {
+	KUNIT_CASE_PARAM(kstats_test_slot_boundaries, kstats_test_bits_gen_params),
+	KUNIT_CASE_PARAM(kstats_test_slot_tiling, kstats_test_bits_gen_params),
+	KUNIT_CASE_PARAM(kstats_test_rfc_numbering, kstats_test_rfc_gen_params),
+	KUNIT_CASE_PARAM(kstats_test_output, kstats_test_bits_gen_params),
+	KUNIT_CASE(kstats_test_mean),
+	KUNIT_CASE(kstats_test_commands),
+	KUNIT_CASE(kstats_test_null),
+	KUNIT_CASE(kstats_test_invalid),
+	KUNIT_CASE(kstats_test_delete_while_open),
+	{}
+};
+
+static struct kunit_suite kstats_test_suite = {
+	.name = "kstats",
+	.suite_init = kstats_test_suite_init,
+	.suite_exit = kstats_test_suite_exit,
+	.test_cases = kstats_test_cases,
+};
+
+kunit_test_suite(kstats_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for kstats");
+MODULE_LICENSE("GPL");
