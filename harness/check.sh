@@ -46,8 +46,10 @@ for f in $kfiles; do
 	result $([ -z "$out" ]; echo $?) "checkpatch --strict $f"
 done
 for p in patches/*.patch; do
+	# On stdin: given the path of a patch inside this git work tree,
+	# checkpatch reports its blank context lines as trailing whitespace.
 	out=$(perl "$SRC/scripts/checkpatch.pl" --strict --no-tree --terse \
-		--no-signoff --show-types "$p" 2>&1 | grep -E '(ERROR|WARNING|CHECK):')
+		--no-signoff --show-types - < "$p" 2>&1 | grep -E '(ERROR|WARNING|CHECK):')
 	[ -z "$out" ] || echo "$out"
 	result $([ -z "$out" ]; echo $?) "checkpatch --strict $p"
 done
