@@ -81,25 +81,51 @@ else
 	echo "KUnit: $summary"
 fi
 
-step "[3/4] kselftest in the x86_64 VM (first run builds the kernel: a few minutes)"
+step "[3/4] KUnit and kselftests in the x86_64 VM (first run builds the kernel: a few minutes)"
 sel=$TOP/tools/testing/selftests
-"$HARNESS/vm.sh" run "$HARNESS/guest-check.sh" "$sel/kstats/kstats_test.sh" \
-	"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" > "$LOGS/vm.log" 2>&1
+# The selftests' helper, static: the VM has no libc.
+gcc -static -O2 -Wall -Wextra -Werror -o "$LOGS/kstats_helper" \
+	"$sel/kstats/kstats_helper.c" || fail "build kstats_helper"
+"$HARNESS/vm.sh" run "$HARNESS/guest-check.sh" "$sel"/kstats/*.sh \
+	"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
+	"$LOGS/kstats_helper" > "$LOGS/vm.log" 2>&1
 vrc=$?
-sed '/^KSTATS_CAPTURE_BEGIN/,/^KSTATS_CAPTURE_END/d' "$LOGS/vm.log"
 sed -n '/^KSTATS_CAPTURE_BEGIN/,/^KSTATS_CAPTURE_END/{/^KSTATS_CAPTURE/d;p}' \
 	"$LOGS/vm.log" > "$LOGS/sample_kmalloc"
-plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$LOGS/vm.log" | head -n 1)
-vok=$(grep -cE '^ok [0-9]+' "$LOGS/vm.log")
-vskip=$(grep -cE '^ok [0-9]+ .*# SKIP' "$LOGS/vm.log")
-vfail=$(grep -cE '^not ok [0-9]+' "$LOGS/vm.log")
-PASSED=$((PASSED + vok - vskip))
-SKIPPED=$((SKIPPED + vskip))
-FAILED=$((FAILED + vfail))
-if [ -z "$plan" ] || [ $((vok + vfail)) -ne "$plan" ]; then
-	fail "kselftest: ran $((vok + vfail)) of ${plan:-?} tests"
-elif [ "$vrc" -ne 0 ] && [ "$vfail" -eq 0 ]; then
-	fail "kselftest: the VM run failed (exit $vrc)"
+sed '/^KSTATS_CAPTURE_BEGIN/,/^KSTATS_CAPTURE_END/d' "$LOGS/vm.log" |
+	grep -vE '^ +(ok|# |KTAP|1\.\.)' | grep -v '^KSTATS_'
+# KUnit: each suite's "# Totals" line counts its test cases.
+for suite in kstats kstats_trace; do
+	totals=$(sed -n "/^KSTATS_KUNIT_BEGIN $suite\$/,/^KSTATS_KUNIT_END/p" "$LOGS/vm.log" |
+		grep -E '^# Totals: pass:' | tail -n 1)
+	if [ -z "$totals" ]; then
+		fail "KUnit suite $suite in the VM: no results"
+		continue
+	fi
+	echo "KUnit $suite (x86_64 VM, 4 CPUs): $totals"
+	set -- $(echo "$totals" | grep -oE '[0-9]+')
+	PASSED=$((PASSED + $1))
+	FAILED=$((FAILED + $2))
+	SKIPPED=$((SKIPPED + $3))
+done
+# kselftests: KTAP, one "ok"/"not ok" line per test.
+for t in "$sel"/kstats/*test.sh; do
+	name=$(basename "$t")
+	out=$(sed -n "/^KSTATS_SELFTEST_BEGIN $name\$/,/^KSTATS_SELFTEST_END/p" "$LOGS/vm.log")
+	plan=$(echo "$out" | sed -n 's/^1\.\.\([0-9]*\).*$/\1/p' | head -n 1)
+	ok=$(echo "$out" | grep -cE '^ok [0-9]+')
+	skip=$(echo "$out" | grep -cE '^ok [0-9]+ .*# SKIP')
+	bad=$(echo "$out" | grep -cE '^not ok [0-9]+')
+	PASSED=$((PASSED + ok - skip))
+	SKIPPED=$((SKIPPED + skip))
+	FAILED=$((FAILED + bad))
+	if [ -z "$plan" ] || [ $((ok + bad)) -ne "$plan" ]; then
+		fail "kselftest $name: ran $((ok + bad)) of ${plan:-?} tests"
+	fi
+done
+if [ "$vrc" -ne 0 ] && ! grep -qE '^(not ok|# Totals: pass:[0-9]+ fail:[1-9])' "$LOGS/vm.log"; then
+	tail -n 60 "$LOGS/vm.log"
+	fail "the VM run failed (exit $vrc)"
 fi
 
 step "[4/4] gnuplot on the metric captured in the VM"

@@ -9,4 +9,4 @@ sleep "${DEMO_SECONDS:-5}"
 echo "KSTATS_CAPTURE_BEGIN"
 cat /sys/kernel/debug/kstats/sample_kmalloc
 echo "KSTATS_CAPTURE_END"
-modprobe -r kstats_sample
+rmmod kstats_sample

@@ -49,15 +49,20 @@ fi
 vm_boot() {
 	local initrd=$1 accel=$2
 	shift 2
-	qemu-system-x86_64 -accel "$accel" -cpu max -smp 4 -m 1024 \
+	qemu-system-x86_64 -accel "$accel" -cpu "${VM_CPU:-max}" -smp 4 -m 1024 \
 		-kernel "$kimage" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 quiet" -no-reboot "$@"
 }
 
 # TCG unless the CPU has hardware virtualisation and a probe boot works:
-# nested KVM may hang the guest.
+# nested KVM may hang the guest. TCG runs single-threaded: with one host
+# thread per vCPU, qemu 7.2 lets a vCPU execute an instruction that another
+# vCPU is patching (text_poke_bp), and enabling even the plain function
+# tracer on a function that other vCPUs are calling crashes the guest
+# (RIP in the middle of an instruction, or 0).
+TCG="tcg,thread=single"
 choose_accel() {
-	local cache=$VMDIR/accel
+	local cache=$VMDIR/accel.v2
 	if [ -e "$cache" ]; then cat "$cache"; return; fi
 	if grep -qwE 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ]; then
 		local probe=$VMDIR/probe
@@ -71,17 +76,17 @@ choose_accel() {
 			</dev/null 2>/dev/null | grep -q 'KSTATS_VM_EXIT=0'; then
 			echo kvm > "$cache"
 		else
-			echo tcg > "$cache"
+			echo "$TCG" > "$cache"
 		fi
 	else
-		echo tcg > "$cache"
+		echo "$TCG" > "$cache"
 	fi
 	cat "$cache"
 }
 accel=$(choose_accel)
 
 if [ "$mode" = shell ]; then
-	step "booting the VM ($accel, 4 CPUs); exit the shell to power off"
+	step "booting the VM (${accel%%,*}, 4 CPUs); exit the shell to power off"
 	timeout -k 5 "${VM_TIMEOUT:-14400}" bash -c "$(declare -f vm_boot); \
 		kimage=$kimage; vm_boot $base $accel -nographic"
 	exit 0
@@ -102,7 +107,7 @@ basename "$script" > "$run/stage/etc/kstats-run"
 	cat "$base" - > "$run/initrd"
 
 timeout=${VM_TIMEOUT:-600}
-step "booting the VM ($accel, 4 CPUs, timeout ${timeout}s) to run $(basename "$script")"
+step "booting the VM (${accel%%,*}, 4 CPUs, timeout ${timeout}s) to run $(basename "$script")"
 log=$run/console.log
 set +e
 timeout -k 5 "$timeout" bash -c "$(declare -f vm_boot); kimage=$kimage; \

@@ -47,6 +47,9 @@
 /* Longest metric name: the longest kernel symbol plus a "GAP-" prefix. */
 #define KSTATS_NAME_MAX		(KSYM_NAME_LEN + 4)
 
+/* The file of kstats_trace's commands, in the same directory. */
+#define KSTATS_CONTROL_NAME	"_control"
+
 /* One line of output per (slot, CPU) and one per slot for all CPUs. */
 #define KSTATS_ALL_CPUS		(-1)
 #define KSTATS_PPM		1000000U
@@ -417,7 +420,8 @@ static int kstats_check_name(const char *name)
 			return -EINVAL;
 		}
 	}
-	if (!strcmp(name, ".") || !strcmp(name, "..")) {
+	if (!strcmp(name, ".") || !strcmp(name, "..") ||
+	    !strcmp(name, KSTATS_CONTROL_NAME)) {
 		pr_warn("invalid metric name '%s'\n", name);
 		return -EINVAL;
 	}
@@ -478,9 +482,82 @@ fail:
 }
 
 /**
+ * kstats_debugfs_dir() - the kstats directory of debugfs
+ *
+ * For the files that act on all metrics, such as the _control file of
+ * kstats_trace. The directory is created on first use.
+ *
+ * Context: process context; may sleep.
+ * Return: the dentry of /sys/kernel/debug/kstats, or an error pointer when
+ * debugfs is not available (to be passed to debugfs functions as it is).
+ */
+struct dentry *kstats_debugfs_dir(void)
+{
+	struct dentry *dir;
+
+	mutex_lock(&kstats_mutex);
+	/* Created on first use, so that built-in users may come early. */
+	if (!kstats_dir)
+		kstats_dir = debugfs_create_dir("kstats", NULL);
+	dir = kstats_dir;
+	mutex_unlock(&kstats_mutex);
+	return dir;
+}
+EXPORT_SYMBOL_GPL(kstats_debugfs_dir);
+
+/**
+ * kstats_create() - create a metric, saying why it could not be
+ * @name: name of the metric and of its file; no '/', blanks or control
+ *	characters, not in use by another metric, not "_control"
+ * @frac_bits: number of fractional bits, 0 to KSTATS_MAX_FRAC_BITS
+ *
+ * kstats_new() for callers that pass the reason of a failure on, such as
+ * the commands of a control file.
+ *
+ * Context: process context; may sleep.
+ * Return: the new metric; ERR_PTR(-EINVAL) for an invalid name,
+ * ERR_PTR(-ERANGE) for @frac_bits out of range, ERR_PTR(-EEXIST) if the
+ * name is in use, ERR_PTR(-ENOMEM) if memory ran out. A warning says which.
+ */
+struct kstats *kstats_create(const char *name, u8 frac_bits)
+{
+	struct dentry *dir = kstats_debugfs_dir();
+	struct kstats *ks;
+	int ret;
+
+	ret = kstats_check_name(name);
+	if (ret)
+		return ERR_PTR(ret);
+	if (frac_bits > KSTATS_MAX_FRAC_BITS) {
+		pr_warn("%s: frac_bits %u out of range 0..%u\n",
+			name, frac_bits, KSTATS_MAX_FRAC_BITS);
+		return ERR_PTR(-ERANGE);
+	}
+	ks = kstats_alloc(name, frac_bits);
+	if (!ks) {
+		pr_warn("%s: out of memory\n", name);
+		return ERR_PTR(-ENOMEM);
+	}
+
+	mutex_lock(&kstats_mutex);
+	if (kstats_find(name)) {
+		mutex_unlock(&kstats_mutex);
+		pr_warn("%s: name already in use\n", name);
+		kstats_free(ks);
+		return ERR_PTR(-EEXIST);
+	}
+	ks->file = debugfs_create_file_unsafe(ks->name, 0600, dir, ks,
+					      &kstats_fops);
+	list_add_tail(&ks->node, &kstats_list);
+	mutex_unlock(&kstats_mutex);
+	return ks;
+}
+EXPORT_SYMBOL_GPL(kstats_create);
+
+/**
  * kstats_new() - create a metric and its file /sys/kernel/debug/kstats/NAME
  * @name: name of the metric and of its file; no '/', blanks or control
- *	characters, not in use by another metric
+ *	characters, not in use by another metric, not "_control"
  * @frac_bits: number of fractional bits, 0 to KSTATS_MAX_FRAC_BITS: each
  *	power of two is split into 2^@frac_bits slots, so that a slot is at
  *	most 2^-@frac_bits of the values it holds. 3 is a good default.
@@ -495,40 +572,35 @@ fail:
  */
 struct kstats *kstats_new(const char *name, u8 frac_bits)
 {
-	struct kstats *ks;
-	int ret;
+	struct kstats *ks = kstats_create(name, frac_bits);
 
-	ret = kstats_check_name(name);
-	if (ret)
-		return NULL;
-	if (frac_bits > KSTATS_MAX_FRAC_BITS) {
-		pr_warn("%s: frac_bits %u out of range 0..%u\n",
-			name, frac_bits, KSTATS_MAX_FRAC_BITS);
-		return NULL;
-	}
-	ks = kstats_alloc(name, frac_bits);
-	if (!ks) {
-		pr_warn("%s: out of memory\n", name);
-		return NULL;
-	}
-
-	mutex_lock(&kstats_mutex);
-	if (kstats_find(name)) {
-		mutex_unlock(&kstats_mutex);
-		pr_warn("%s: name already in use\n", name);
-		kstats_free(ks);
-		return NULL;
-	}
-	/* Created on first use, so that built-in users may come early. */
-	if (!kstats_dir)
-		kstats_dir = debugfs_create_dir("kstats", NULL);
-	ks->file = debugfs_create_file_unsafe(ks->name, 0600, kstats_dir, ks,
-					      &kstats_fops);
-	list_add_tail(&ks->node, &kstats_list);
-	mutex_unlock(&kstats_mutex);
-	return ks;
+	return IS_ERR(ks) ? NULL : ks;
 }
 EXPORT_SYMBOL_GPL(kstats_new);
+
+/**
+ * kstats_count() - number of samples in a metric, on all CPUs
+ * @ks: the metric; NULL is allowed and counts 0
+ *
+ * Context: any context; the sum of per-CPU counters read one after the
+ * other, not a snapshot.
+ * Return: the number of samples recorded since creation or the last reset.
+ */
+u64 kstats_count(struct kstats *ks)
+{
+	unsigned int slot;
+	u64 n = 0;
+	int cpu;
+
+	if (!ks)
+		return 0;
+	for_each_possible_cpu(cpu)
+		for (slot = 0; slot < ks->nr_slots; slot++)
+			n += READ_ONCE(per_cpu_ptr(kstats_slot_ptr(ks, slot),
+						   cpu)->samples);
+	return n;
+}
+EXPORT_SYMBOL_GPL(kstats_count);
 
 /**
  * kstats_delete() - remove a metric, its file and its memory

@@ -441,7 +441,7 @@ static void kstats_test_null(struct kunit *test)
 static void kstats_test_invalid(struct kunit *test)
 {
 	static const char * const names[] = {
-		"", "a/b", "/", ".", "..", "a b", "tab\t", "new\nline",
+		"", "a/b", "/", ".", "..", "a b", "tab\t", "new\nline", "_control",
 	};
 	struct kstats *ks, *dup;
 	unsigned int i;

@@ -10,8 +10,10 @@
 #define _LINUX_KSTATS_H
 
 #include <linux/bitops.h>
+#include <linux/err.h>
 #include <linux/types.h>
 
+struct dentry;
 struct kstats;
 
 /* Largest accepted frac_bits: 256 slots per power of two. */
@@ -87,8 +89,11 @@ static inline u64 kstats_slot_max(unsigned int slot, unsigned int frac_bits)
 #if IS_REACHABLE(CONFIG_KSTATS)
 
 struct kstats *kstats_new(const char *name, u8 frac_bits);
+struct kstats *kstats_create(const char *name, u8 frac_bits);
 void kstats_record(struct kstats *ks, u64 val);
+u64 kstats_count(struct kstats *ks);
 void kstats_delete(struct kstats *ks);
+struct dentry *kstats_debugfs_dir(void);
 
 #else /* !CONFIG_KSTATS */
 
@@ -97,8 +102,19 @@ static inline struct kstats *kstats_new(const char *name, u8 frac_bits)
 	return NULL;
 }
 
+static inline struct kstats *kstats_create(const char *name, u8 frac_bits)
+{
+	return ERR_PTR(-ENODEV);
+}
+
 static inline void kstats_record(struct kstats *ks, u64 val) { }
+static inline u64 kstats_count(struct kstats *ks) { return 0; }
 static inline void kstats_delete(struct kstats *ks) { }
+
+static inline struct dentry *kstats_debugfs_dir(void)
+{
+	return ERR_PTR(-ENODEV);
+}
 
 #endif /* CONFIG_KSTATS */
 

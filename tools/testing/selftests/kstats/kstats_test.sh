@@ -17,7 +17,7 @@ TMP=${TMPDIR:-/tmp}/kstats_test.$$
 LOADED=""
 
 cleanup() {
-	[ -n "$LOADED" ] && modprobe -r kstats_sample 2>/dev/null
+	[ -n "$LOADED" ] && rmmod kstats_sample 2>/dev/null
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -148,7 +148,7 @@ check_snapshot() {
 ktap_test_result "reads under load are consistent snapshots" check_snapshot
 
 check_unload() {
-	modprobe -r kstats_sample || return 1
+	rmmod kstats_sample || return 1
 	LOADED=""
 	[ ! -e "$FILE" ]
 }

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for kstats_trace: the _control command parser on a table of
+ * good and bad lines, and traces added, hit and removed on the running
+ * kernel (this needs kprobes: run it in a VM, not in UML).
+ */
+
+#include <kunit/test.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kstats.h>
+#include <linux/mount.h>
+#include <linux/slab.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+
+#include "kstats_trace.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+struct kstats_trace_test_parse {
+	const char *line;
+	int ret;
+	enum kstats_trace_verb verb;
+	enum kstats_trace_mode mode;
+	const char *name;
+	const char *start;
+	unsigned int start_off;
+	bool start_tp;
+	const char *end;
+	unsigned int end_off;
+	bool end_tp;
+	unsigned int bits;
+};
+
+#define GOOD(l, v, m, n, s, so, st, e, eo, et, b) \
+	{ .line = l, .ret = 0, .verb = v, .mode = m, .name = n, .start = s, \
+	  .start_off = so, .start_tp = st, .end = e, .end_off = eo, \
+	  .end_tp = et, .bits = b }
+/* Entry/return forms: the function is the start point, and the name. */
+#define FUNC(l, m, f, b) \
+	GOOD(l, KSTATS_TRACE_ADD, KSTATS_TRACE_##m, f, NULL, 0, false, NULL, 0, false, b)
+#define BAD(l, r) { .line = l, .ret = r }
+
+static const struct kstats_trace_test_parse kstats_trace_test_lines[] = {
+	FUNC("trace foo", KRETPROBE, "foo", 3),
+	FUNC("trace foo\n", KRETPROBE, "foo", 3),
+	FUNC("  trace\tfoo  ", KRETPROBE, "foo", 3),
+	FUNC("trace pcpu:foo bits 5", PCPU, "foo", 5),
+	FUNC("trace fprobe:foo bits 0", FPROBE, "foo", 0),
+	FUNC("trace __do_softirq bits 8\n", KRETPROBE, "__do_softirq", 8),
+	FUNC("trace foo.isra.0", KRETPROBE, "foo.isra.0", 3),
+	FUNC("trace start bits 4", KRETPROBE, "start", 4),
+	GOOD("trace n start a+0x10 end b+4", KSTATS_TRACE_ADD, KSTATS_TRACE_PAIR,
+	     "n", "a", 16, false, "b", 4, false, 3),
+	GOOD("trace sirq start __tracepoint_softirq_entry end tp:softirq_exit bits 6",
+	     KSTATS_TRACE_ADD, KSTATS_TRACE_PAIR, "sirq", "softirq_entry", 0, true,
+	     "softirq_exit", 0, true, 6),
+	GOOD("trace mix start tp:irq_handler_entry end handle_irq_event+3",
+	     KSTATS_TRACE_ADD, KSTATS_TRACE_PAIR, "mix", "irq_handler_entry", 0,
+	     true, "handle_irq_event", 3, false, 3),
+	GOOD("remove foo", KSTATS_TRACE_REMOVE, 0, "foo", NULL, 0, false, NULL,
+	     0, false, 0),
+	GOOD("remove GAP-foo\n", KSTATS_TRACE_REMOVE, 0, "GAP-foo", NULL, 0, false,
+	     NULL, 0, false, 0),
+	BAD("", -EINVAL),
+	BAD("\n", -EINVAL),
+	BAD("   ", -EINVAL),
+	BAD("foo", -EINVAL),
+	BAD("TRACE foo", -EINVAL),
+	BAD("trace", -EINVAL),
+	BAD("remove", -EINVAL),
+	BAD("remove a b", -EINVAL),
+	BAD("trace foo bits 9", -ERANGE),
+	BAD("trace foo bits 4294967296", -EINVAL),
+	BAD("trace foo bits -1", -EINVAL),
+	BAD("trace foo bits x", -EINVAL),
+	BAD("trace foo bits", -EINVAL),
+	BAD("trace foo extra", -EINVAL),
+	BAD("trace foo bar bits 3", -EINVAL),
+	BAD("trace n start a end", -EINVAL),
+	BAD("trace n start a stop b", -EINVAL),
+	BAD("trace n begin a end b", -EINVAL),
+	BAD("trace n start a end b c", -EINVAL),
+	BAD("trace fo/o", -EINVAL),
+	BAD("trace pcpu:", -EINVAL),
+	BAD("trace fprobe:pcpu:foo", -EINVAL),
+	BAD("trace foo+4", -EINVAL),
+	BAD("trace n start a+x end b", -EINVAL),
+	BAD("trace n start a+ end b", -EINVAL),
+	BAD("trace n start tp:a+1 end b", -EINVAL),
+	BAD("trace n start tp: end b", -EINVAL),
+	BAD("trace n start __tracepoint_ end b", -EINVAL),
+	BAD("trace foo\nbar", -EINVAL),
+	BAD("trace foo\n\n", -EINVAL),
+	BAD("trace foo\r", -EINVAL),
+	BAD("trace a b c d e f g h i", -EINVAL),
+	BAD("trace kstats_record", -EPERM),
+	BAD("trace fprobe:kstats_new", -EPERM),
+	BAD("trace pcpu:kstats_trace_exec", -EPERM),
+	BAD("trace n start kstats_record end foo", -EPERM),
+	BAD("trace n start foo end kstats_delete+2", -EPERM),
+};
+
+static void kstats_trace_test_desc(const struct kstats_trace_test_parse *t,
+				   char *desc)
+{
+	char *c;
+
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "'%s'", t->line);
+	for (c = desc; *c; c++)
+		if (*c == '\n' || *c == '\t' || *c == '\r')
+			*c = ' ';
+}
+
+KUNIT_ARRAY_PARAM(kstats_trace_test_lines, kstats_trace_test_lines,
+		  kstats_trace_test_desc);
+
+static void kstats_trace_test_point(struct kunit *test,
+				    const struct kstats_trace_point *p,
+				    const char *sym, unsigned int off, bool tp)
+{
+	KUNIT_EXPECT_STREQ(test, p->sym, sym);
+	KUNIT_EXPECT_EQ(test, p->offset, off);
+	KUNIT_EXPECT_EQ(test, p->tracepoint, tp);
+}
+
+static void kstats_trace_test_parse(struct kunit *test)
+{
+	const struct kstats_trace_test_parse *t = test->param_value;
+	struct kstats_trace_cmd cmd;
+	char *line = kunit_kzalloc(test, strlen(t->line) + 1, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	strscpy(line, t->line, strlen(t->line) + 1);
+	KUNIT_ASSERT_EQ(test, kstats_trace_parse(line, &cmd), t->ret);
+	if (t->ret)
+		return;
+	KUNIT_EXPECT_EQ(test, cmd.verb, t->verb);
+	KUNIT_EXPECT_STREQ(test, cmd.name, t->name);
+	if (t->verb == KSTATS_TRACE_REMOVE)
+		return;
+	KUNIT_EXPECT_EQ(test, cmd.mode, t->mode);
+	KUNIT_EXPECT_EQ(test, cmd.bits, t->bits);
+	kstats_trace_test_point(test, &cmd.start, t->start ?: t->name,
+				t->start_off, t->start_tp);
+	if (t->mode == KSTATS_TRACE_PAIR)
+		kstats_trace_test_point(test, &cmd.end, t->end, t->end_off,
+					t->end_tp);
+}
+
+/* Functions to trace, called only by this test. */
+static noinline __noclone int kstrace_test_fn(int x)
+{
+	/* Keep the call: the compiler must not know what it returns. */
+	barrier();
+	return x + 1;
+}
+
+static noinline __noclone int kstrace_test_end(int x)
+{
+	barrier();
+	return x - 1;
+}
+
+static struct vfsmount *kstats_trace_test_mnt;
+
+static int kstats_trace_test_init(struct kunit_suite *suite)
+{
+	/* debugfs is built in: its file_system_type holds no module ref. */
+	struct file_system_type *type = get_fs_type("debugfs");
+
+	if (!type)
+		return -ENODEV;
+	kstats_trace_test_mnt = kern_mount(type);
+	return PTR_ERR_OR_ZERO(kstats_trace_test_mnt);
+}
+
+static void kstats_trace_test_exit(struct kunit_suite *suite)
+{
+	kern_unmount(kstats_trace_test_mnt);
+}
+
+/* The content of kstats/@name, or NULL if there is no such file. */
+static char *kstats_trace_test_read(struct kunit *test, const char *name)
+{
+	char *buf = kunit_kzalloc(test, SZ_64K, GFP_KERNEL);
+	struct file *file;
+	char path[64];
+	loff_t pos = 0;
+	ssize_t n;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	snprintf(path, sizeof(path), "kstats/%s", name);
+	file = file_open_root_mnt(kstats_trace_test_mnt, path, O_RDONLY, 0);
+	if (IS_ERR(file))
+		return NULL;
+	n = kernel_read(file, buf, SZ_64K - 1, &pos);
+	fput(file);
+	KUNIT_EXPECT_GE(test, n, 0);
+	return buf;
+}
+
+/* The sample count of a trace, from its line in _control; -1 if none. */
+static long long kstats_trace_test_samples(struct kunit *test, const char *name)
+{
+	char *text = kstats_trace_test_read(test, "_control");
+	char key[80], *line;
+	long long n;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	snprintf(key, sizeof(key), "name %s ", name);
+	line = strstr(text, key);
+	if (!line)
+		return -1;
+	line = strstr(line, " samples ");
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	ret = sscanf(line, " samples %lld", &n);
+	KUNIT_ASSERT_EQ(test, ret, 1);
+	return n;
+}
+
+static int kstats_trace_test_exec(const char *cmd)
+{
+	return kstats_trace_exec(cmd, strlen(cmd));
+}
+
+static const char * const kstats_trace_test_modes[] = { "", "pcpu:", "fprobe:" };
+
+/* Each entry/return form counts every call, exactly. */
+static void kstats_trace_test_count(struct kunit *test)
+{
+	const char *name = "kstrace_test_fn";
+	unsigned int i, mode;
+	char cmd[64];
+	int sum = 0;
+
+	for (mode = 0; mode < ARRAY_SIZE(kstats_trace_test_modes); mode++) {
+		snprintf(cmd, sizeof(cmd), "trace %s%s bits 4",
+			 kstats_trace_test_modes[mode], name);
+		KUNIT_ASSERT_EQ_MSG(test, kstats_trace_test_exec(cmd), 0, "%s", cmd);
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, name), 0);
+		for (i = 0; i < 100; i++)
+			sum += kstrace_test_fn(i);
+		KUNIT_EXPECT_EQ_MSG(test, kstats_trace_test_samples(test, name), 100,
+				    "%s", cmd);
+		KUNIT_EXPECT_NOT_NULL(test, kstats_trace_test_read(test, name));
+		KUNIT_EXPECT_NOT_NULL(test, kstats_trace_test_read(test, "GAP-kstrace_test_fn"));
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn\n"), 0);
+		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, name));
+		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "GAP-kstrace_test_fn"));
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, name), -1);
+	}
+	KUNIT_EXPECT_EQ(test, sum, 3 * 4950 + 300);
+}
+
+static const char kstats_trace_test_pair_cmd[] =
+	"trace kunit_pair start kstrace_test_fn end kstrace_test_end bits 2";
+static const char kstats_trace_test_tp_cmd[] =
+	"trace kunit_tp start __tracepoint_softirq_entry end tp:softirq_exit";
+static const char kstats_trace_test_tp_line[] =
+	"name kunit_tp mode pair start tp:softirq_entry end tp:softirq_exit bits 3 ";
+
+/* A kprobe pair: one sample per start closed by an end on this CPU. */
+static void kstats_trace_test_pair(struct kunit *test)
+{
+	unsigned int i;
+	int sum = 0;
+
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec(kstats_trace_test_pair_cmd), 0);
+	/* Migration would pair a start and an end of different CPUs. */
+	migrate_disable();
+	for (i = 0; i < 50; i++)
+		sum += kstrace_test_end(kstrace_test_fn(i));
+	/* Ends without a start: missed, not recorded. */
+	sum += kstrace_test_end(0);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, "kunit_pair"), 50);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_read(test, "_control"),
+					   "missed 1\n"));
+	/* No GAP metric for pairs. */
+	KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "GAP-kunit_pair"));
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kunit_pair"), 0);
+	KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "kunit_pair"));
+	KUNIT_EXPECT_EQ(test, sum, 1225 - 1);
+}
+
+/* A tracepoint pair attaches and detaches. */
+static void kstats_trace_test_tracepoints(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec(kstats_trace_test_tp_cmd), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_read(test, "_control"),
+					   kstats_trace_test_tp_line));
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kunit_tp"), 0);
+}
+
+struct kstats_trace_test_err {
+	const char *cmd;
+	int ret;
+};
+
+/* Commands that parse but cannot be carried out, and the error of each. */
+static void kstats_trace_test_errors(struct kunit *test)
+{
+	static const struct kstats_trace_test_err errs[] = {
+		{ "trace kstrace_no_such_function", -ENOENT },
+		{ "trace fprobe:kstrace_no_such_function", -ENOENT },
+		{ "trace pcpu:kstrace_no_such_function", -ENOENT },
+		{ "trace x start kstrace_no_such_function end kstrace_test_fn", -ENOENT },
+		{ "trace x start kstrace_test_fn end kstrace_no_such_function", -ENOENT },
+		{ "trace x start tp:kstrace_no_such_tp end tp:softirq_exit", -ENOENT },
+		{ "trace x start tp:softirq_entry end __tracepoint_kstrace_no_such", -ENOENT },
+		{ "remove kstrace_not_traced", -ENOENT },
+		{ "trace kstrace_test_fn", -EEXIST },
+		{ "trace fprobe:kstrace_test_fn", -EEXIST },
+		{ "trace GAP-kstrace_test_fn start kstrace_test_fn end kstrace_test_end",
+		  -EEXIST },
+		{ "trace _control start kstrace_test_fn end kstrace_test_end", -EINVAL },
+		{ "trace kstrace_test_end bits 9", -ERANGE },
+	};
+	static const char nul_cmd[] = "trace kstrace_test_fn\0x";
+	char *before, *after, *nul;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn"), 0);
+	before = kstats_trace_test_read(test, "_control");
+	for (i = 0; i < ARRAY_SIZE(errs); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, kstats_trace_test_exec(errs[i].cmd), errs[i].ret,
+				    "'%s'", errs[i].cmd);
+		/* Nothing changed: the same traces, no file left behind. */
+		after = kstats_trace_test_read(test, "_control");
+		KUNIT_EXPECT_STREQ(test, after, before);
+		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "x"));
+		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "kstrace_no_such_function"));
+		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "GAP-kstrace_no_such"));
+		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "kstrace_test_end"));
+	}
+
+	/* Too long, and a NUL inside. */
+	nul = kunit_kzalloc(test, KSTATS_TRACE_LINE_MAX + 2, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, nul);
+	memset(nul, ' ', KSTATS_TRACE_LINE_MAX + 1);
+	memcpy(nul, "remove kstrace_test_fn", strlen("remove kstrace_test_fn"));
+	KUNIT_EXPECT_EQ(test, kstats_trace_exec(nul, KSTATS_TRACE_LINE_MAX + 1), -E2BIG);
+	KUNIT_EXPECT_EQ(test, kstats_trace_exec(nul, KSTATS_TRACE_LINE_MAX), 0);
+	KUNIT_EXPECT_EQ(test, kstats_trace_exec(nul_cmd, sizeof(nul_cmd) - 1), -EINVAL);
+	KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "kstrace_test_fn"));
+}
+
+static struct kunit_case kstats_trace_test_cases[] = {
+	KUNIT_CASE_PARAM(kstats_trace_test_parse, kstats_trace_test_lines_gen_params),
+	KUNIT_CASE(kstats_trace_test_count),
+	KUNIT_CASE(kstats_trace_test_pair),
+	KUNIT_CASE(kstats_trace_test_tracepoints),
+	KUNIT_CASE(kstats_trace_test_errors),
+	{}
+};
+
+static struct kunit_suite kstats_trace_test_suite = {
+	.name = "kstats_trace",
+	.suite_init = kstats_trace_test_init,
+	.suite_exit = kstats_trace_test_exit,
+	.test_cases = kstats_trace_test_cases,
+};
+
+kunit_test_suite(kstats_trace_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for kstats_trace");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helper of the kstats selftests, built static so that it runs in a
+ * minimal VM:
+ *
+ *   kstats_helper getppid N     N getppid() calls; prints the ns per call
+ *   kstats_helper pair N        N getpid() + getppid() pairs
+ *   kstats_helper spin SECONDS  getppid() in a loop for SECONDS
+ *   kstats_helper write FILE STRING
+ *                               one write() of STRING (with \n, \t, \0 and
+ *                               \\ escapes) to FILE; prints OK or the errno
+ *                               name, such as EINVAL
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: kstats_helper getppid N | pair N | spin SECONDS | write FILE STRING\n");
+	return 2;
+}
+
+static size_t unescape(const char *in, char *out)
+{
+	size_t n = 0;
+
+	for (; *in; in++) {
+		if (*in != '\\' || !in[1]) {
+			out[n++] = *in;
+			continue;
+		}
+		switch (*++in) {
+		case 'n':
+			out[n++] = '\n';
+			break;
+		case 't':
+			out[n++] = '\t';
+			break;
+		case '0':
+			out[n++] = '\0';
+			break;
+		default:
+			out[n++] = *in;
+		}
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	long i, n;
+
+	if (argc < 3)
+		return usage();
+	if (!strcmp(argv[1], "write")) {
+		char *buf;
+		size_t len;
+		ssize_t ret;
+		int fd;
+
+		if (argc != 4)
+			return usage();
+		buf = malloc(strlen(argv[3]) + 1);
+		if (!buf)
+			return 1;
+		len = unescape(argv[3], buf);
+		fd = open(argv[2], O_WRONLY);
+		if (fd < 0) {
+			printf("open: %s\n", strerrorname_np(errno));
+			return 1;
+		}
+		ret = write(fd, buf, len);
+		if (ret < 0)
+			printf("%s\n", strerrorname_np(errno));
+		else
+			printf(ret == (ssize_t)len ? "OK\n" : "SHORT %zd\n", ret);
+		close(fd);
+		free(buf);
+		return 0;
+	}
+
+	n = atol(argv[2]);
+	if (!strcmp(argv[1], "getppid")) {
+		double t0 = now_ns();
+
+		for (i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		printf("calls %ld ns_per_call %.1f\n", n, (now_ns() - t0) / (n ? n : 1));
+	} else if (!strcmp(argv[1], "pair")) {
+		for (i = 0; i < n; i++) {
+			syscall(SYS_getpid);
+			syscall(SYS_getppid);
+		}
+	} else if (!strcmp(argv[1], "spin")) {
+		double end = now_ns() + n * 1e9;
+
+		while (now_ns() < end)
+			for (i = 0; i < 1000; i++)
+				syscall(SYS_getppid);
+	} else {
+		return usage();
+	}
+	return 0;
+}
