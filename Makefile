@@ -5,13 +5,14 @@
 
 H := harness
 
-.PHONY: help demo check kunit kernel vm-shell vm-run clean-cache
+.PHONY: help demo check kunit kernel bench-trace vm-shell vm-run clean-cache
 
 help:
 	@echo "make demo                     build, boot the VM, show the sample's distribution"
 	@echo "make check                    every test; ends with 'N passed, N failed'"
 	@echo "make kunit                    the KUnit suite in UML"
 	@echo "make kernel                   build the VM's x86_64 kernel and modules"
+	@echo "make bench-trace              cost per call of each kstats_trace form, in the VM"
 	@echo "make vm-shell                 interactive shell in the VM"
 	@echo "make vm-run SCRIPT=path [VM_FILES=\"file ...\"]  run a script as root in the VM"
 	@echo "make clean-cache              remove the kernel tree and builds"
@@ -27,6 +28,9 @@ kunit:
 
 kernel:
 	@$(H)/build-x86.sh
+
+bench-trace:
+	@$(H)/bench-trace.sh
 
 vm-shell:
 	@$(H)/vm.sh shell

@@ -35,7 +35,7 @@ if ! "$HARNESS/tree.sh" > "$LOGS/tree.log" 2>&1; then
 fi
 set_paths
 
-step "[1/4] checkpatch --strict and kernel-doc on the kernel files"
+step "[1/4] checkpatch --strict, kernel-doc and docutils on the sources"
 cd "$TOP"
 kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.[ch]' 'kernel/*.[ch]' 'samples/*.[ch]' \
 	'tools/testing/selftests/*.sh')
@@ -58,6 +58,12 @@ for f in $(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/
 	out=$(perl "$SRC/scripts/kernel-doc" -none -Wall "$f" 2>&1)
 	[ -z "$out" ] || echo "$out"
 	result $([ -z "$out" ]; echo $?) "kernel-doc -Wall $f"
+done
+
+need_pkgs python3-docutils
+for f in $(git ls-files --cached --others --exclude-standard 'Documentation/*.rst'); do
+	/usr/bin/python3 "$HARNESS/rstcheck.py" "$f"
+	result $? "reStructuredText of $f"
 done
 
 step "[2/4] KUnit suite in UML (first run builds UML: a few minutes)"

@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs in the VM for `make bench-trace`: what a caller of a traced syscall
+# pays, per call, with each form of kstats_trace and with the kernel's own
+# probe events with a histogram trigger: a kprobe event at entry
+# (kprobe_hist), and kprobe plus kretprobe events (kretprobe_hist, two
+# events per call like the entry/return forms of kstats_trace). The rounds interleave the cases,
+# so that they see the same machine; the median of the rounds is printed,
+# and its ratio to the untraced call.
+set -eu
+H=/root/kstats_helper
+F=__x64_sys_getppid
+CTL=/sys/kernel/debug/kstats/_control
+T=/sys/kernel/tracing
+CALLS=${CALLS:-100000}
+ROUNDS=${ROUNDS:-5}
+CASES="untraced kretprobe pcpu fprobe kprobe_hist kretprobe_hist"
+
+modprobe kstats_trace
+mount -t tracefs nodev "$T"
+
+ctl() { [ "$("$H" write "$CTL" "$1")" = OK ] || { echo "failed: $1"; exit 1; }; }
+
+setup() {
+	case $1 in
+	untraced) ;;
+	kretprobe) ctl "trace $F" ;;
+	pcpu) ctl "trace pcpu:$F" ;;
+	fprobe) ctl "trace fprobe:$F" ;;
+	kprobe_hist)
+		echo "p:kstats_bench $F" >> "$T/kprobe_events"
+		echo 'hist:keys=common_pid' > "$T/events/kprobes/kstats_bench/trigger"
+		echo 1 > "$T/events/kprobes/kstats_bench/enable" ;;
+	kretprobe_hist)
+		echo "p:kstats_entry $F" >> "$T/kprobe_events"
+		echo "r:kstats_exit $F" >> "$T/kprobe_events"
+		for e in kstats_entry kstats_exit; do
+			echo 'hist:keys=common_pid' > "$T/events/kprobes/$e/trigger"
+			echo 1 > "$T/events/kprobes/$e/enable"
+		done ;;
+	esac
+}
+
+teardown() {
+	case $1 in
+	untraced) ;;
+	kretprobe|pcpu|fprobe) ctl "remove $F" ;;
+	kprobe_hist)
+		echo 0 > "$T/events/kprobes/kstats_bench/enable"
+		echo '!hist:keys=common_pid' > "$T/events/kprobes/kstats_bench/trigger"
+		echo "-:kstats_bench" >> "$T/kprobe_events" ;;
+	kretprobe_hist)
+		for e in kstats_entry kstats_exit; do
+			echo 0 > "$T/events/kprobes/$e/enable"
+			echo '!hist:keys=common_pid' > "$T/events/kprobes/$e/trigger"
+			echo "-:$e" >> "$T/kprobe_events"
+		done ;;
+	esac
+}
+
+echo "bench-trace: $CALLS getppid() per case and round, $ROUNDS rounds, CPU 0"
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+	for c in $CASES; do
+		setup "$c"
+		ns=$(taskset 1 "$H" getppid "$CALLS" | awk '{ print $4 }')
+		teardown "$c"
+		echo "$c $ns" >> /tmp/bench
+	done
+	r=$((r + 1))
+done
+for c in $CASES; do
+	awk -v c="$c" '$1 == c { print $2 }' /tmp/bench | sort -n |
+		awk -v c="$c" '{ v[NR] = $1 } END { print c, v[int((NR + 1) / 2)] }'
+done | awk '$1 == "untraced" { base = $2 }
+	    { printf "case %-12s ns %8.1f ratio %5.2f\n", $1, $2, $2 / base }'
