@@ -5,7 +5,7 @@
 
 H := harness
 
-.PHONY: help demo check kunit kernel bench-trace vm-shell vm-run clean-cache
+.PHONY: help demo check kunit kernel bench-trace bench-tool vm-shell vm-run clean-cache
 
 help:
 	@echo "make demo                     build, boot the VM, show the sample's distribution"
@@ -13,6 +13,7 @@ help:
 	@echo "make kunit                    the KUnit suite in UML"
 	@echo "make kernel                   build the VM's x86_64 kernel and modules"
 	@echo "make bench-trace              cost per call of each kstats_trace form, in the VM"
+	@echo "make bench-tool               speed and memory of tools/kstats on 1,000,000 lines"
 	@echo "make vm-shell                 interactive shell in the VM"
 	@echo "make vm-run SCRIPT=path [VM_FILES=\"file ...\"]  run a script as root in the VM"
 	@echo "make clean-cache              remove the kernel tree and builds"
@@ -31,6 +32,9 @@ kernel:
 
 bench-trace:
 	@$(H)/bench-trace.sh
+
+bench-tool:
+	@$(H)/bench-tool.sh
 
 vm-shell:
 	@$(H)/vm.sh shell

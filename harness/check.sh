@@ -35,7 +35,7 @@ if ! "$HARNESS/tree.sh" > "$LOGS/tree.log" 2>&1; then
 fi
 set_paths
 
-step "[1/4] checkpatch --strict, kernel-doc and docutils on the sources"
+step "[1/5] checkpatch --strict, kernel-doc and docutils on the sources"
 cd "$TOP"
 kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.[ch]' 'kernel/*.[ch]' 'samples/*.[ch]' \
 	'tools/testing/selftests/*.sh')
@@ -66,7 +66,7 @@ for f in $(git ls-files --cached --others --exclude-standard 'Documentation/*.rs
 	result $? "reStructuredText of $f"
 done
 
-step "[2/4] KUnit suite in UML (first run builds UML: a few minutes)"
+step "[2/5] KUnit suite in UML (first run builds UML: a few minutes)"
 "$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
 krc=$?
 grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|^# |not ok|Ran [0-9]+ tests' "$LOGS/kunit.log" |
@@ -87,7 +87,7 @@ else
 	echo "KUnit: $summary"
 fi
 
-step "[3/4] KUnit and kselftests in the x86_64 VM (first run builds the kernel: a few minutes)"
+step "[3/5] KUnit and kselftests in the x86_64 VM (first run builds the kernel: a few minutes)"
 sel=$TOP/tools/testing/selftests
 # The selftests' helper, static: the VM has no libc.
 gcc -static -O2 -Wall -Wextra -Werror -o "$LOGS/kstats_helper" \
@@ -134,7 +134,7 @@ if [ "$vrc" -ne 0 ] && ! grep -qE '^(not ok|# Totals: pass:[0-9]+ fail:[1-9])' "
 	fail "the VM run failed (exit $vrc)"
 fi
 
-step "[4/4] gnuplot on the metric captured in the VM"
+step "[4/5] gnuplot on the metric captured in the VM"
 if [ -s "$LOGS/sample_kmalloc" ]; then
 	for what in pdf cdf; do
 		"$HARNESS/plot.sh" "$LOGS/sample_kmalloc" "$what" > "$LOGS/plot-$what.txt" 2>&1
@@ -144,5 +144,54 @@ if [ -s "$LOGS/sample_kmalloc" ]; then
 	done
 else
 	fail "gnuplot: no metric captured in the VM"
+fi
+step "[5/5] tools/kstats: build, tests on generated fixtures, fuzzing, plots"
+need_pkgs gnuplot-nox prometheus clang libclang-rt-14-dev
+tk=$TOP/tools/kstats
+make -s -C "$tk" clean
+make -s -C "$tk" > "$LOGS/tool-build.log" 2>&1
+r=$?
+[ $r -eq 0 ] || cat "$LOGS/tool-build.log"
+result $r "tools/kstats builds with -Wall -Wextra -Werror"
+if [ $r -eq 0 ]; then
+	/usr/bin/python3 "$tk/tests/test_kstats.py" "$tk/kstats" > "$LOGS/tool-tests.log" 2>&1
+	grep -v '^PASS' "$LOGS/tool-tests.log"
+	set -- $(tail -n 1 "$LOGS/tool-tests.log" | grep -oE '^[0-9]+ passed, [0-9]+ failed$' |
+		grep -oE '[0-9]+')
+	if [ $# -eq 2 ]; then
+		PASSED=$((PASSED + $1))
+		FAILED=$((FAILED + $2))
+	else
+		fail "tools/kstats tests: no results"
+	fi
+	if [ -s "$LOGS/sample_kmalloc" ]; then
+		"$tk/kstats" --json "$LOGS/sample_kmalloc" > "$LOGS/sample.json"
+		result $? "kstats reads a metric captured from the kernel"
+	fi
+	"$tk/kstats-plot" "$LOGS/sample_kmalloc" > "$LOGS/plot1.txt" 2>&1
+	result $? "kstats-plot: distribution on the terminal"
+	"$tk/kstats-plot" -c -p "$LOGS/sample_kmalloc" "$tk/tests/corpus/two-slots" \
+		> "$LOGS/plot2.txt" 2>&1
+	result $? "kstats-plot: per-CPU CDFs of two inputs overlaid"
+	"$tk/kstats-plot" -t svg -o "$LOGS/plot.svg" "$LOGS/sample_kmalloc" &&
+		/usr/bin/python3 -c "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])" \
+			"$LOGS/plot.svg"
+	result $? "kstats-plot: SVG output"
+	rm -rf "$LOGS/install"
+	make -s -C "$tk" install DESTDIR="$LOGS/install" PREFIX=/usr &&
+		[ -x "$LOGS/install/usr/bin/kstats" ] && [ -x "$LOGS/install/usr/bin/kstats-plot" ] &&
+		[ -f "$LOGS/install/usr/share/man/man1/kstats.1" ]
+	result $? "tools/kstats: make install"
+fi
+if make -s -C "$tk" fuzz > "$LOGS/fuzz-build.log" 2>&1; then
+	rm -rf "$LOGS/corpus" && cp -r "$tk/tests/corpus" "$LOGS/corpus"
+	"$tk/fuzz_parse" -max_total_time="${FUZZ_SECONDS:-20}" "$LOGS/corpus" \
+		> "$LOGS/fuzz.log" 2>&1
+	r=$?
+	[ $r -eq 0 ] || tail -n 30 "$LOGS/fuzz.log"
+	result $r "libFuzzer on the input parser, ${FUZZ_SECONDS:-20} s ($(grep -oE 'Done [0-9]+ runs' "$LOGS/fuzz.log"))"
+else
+	cat "$LOGS/fuzz-build.log"
+	fail "build the fuzz target"
 fi
 finish

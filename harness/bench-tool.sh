@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# usage: harness/bench-tool.sh [LINES]
+#
+# How fast tools/kstats summarizes a large metric (default 1,000,000 lines:
+# 500 slots of frac_bits 4 on 1999 CPUs), and how much memory it uses: the time of the
+# best of 3 runs and the peak RSS.
+set -eu
+. "$(dirname "$0")/lib.sh"
+lines=${1:-1000000}
+out=$(mktemp -d "${TMPDIR:-/tmp}/kstats-bench.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+need_pkgs time bc
+make -s -C "$TOP/tools/kstats"
+step "generating $lines lines"
+/usr/bin/python3 - "$lines" "$out/big" <<'PY'
+import random, sys
+lines, path = int(sys.argv[1]), sys.argv[2]
+slots = 500
+cpus = max(1, lines // slots - 1)
+rng = random.Random(1)
+def smin(s, b=4):
+    bucket = s >> b
+    mant = (1 << b) | (s & 15)
+    return mant << (bucket - 1) if bucket else s
+with open(path, 'w') as f:
+    for s in range(16, 16 + slots):
+        total = 0
+        for c in range(cpus):
+            n = rng.randrange(1, 1000)
+            total += n
+            f.write('slot %-3d CPU  %-4d count %8d avg %8d p 0.500000\n' % (s, c, n, smin(s)))
+        f.write('slot %-3d CPUS %-4d count %8d avg %8d p 0.500000\n' % (s, cpus, total, smin(s)))
+PY
+step "$(wc -l < "$out/big") lines, $(du -h "$out/big" | cut -f1)"
+best=
+for i in 1 2 3; do
+	/usr/bin/time -f '%e %M' -o "$out/time" "$TOP/tools/kstats/kstats" "$out/big" > /dev/null
+	read -r secs kb < "$out/time"
+	if [ -z "$best" ] || [ "$(echo "$secs < $best" | bc)" = 1 ]; then best=$secs; rss=$kb; fi
+done
+echo "bench-tool: $(wc -l < "$out/big") lines summarized in ${best} s (best of 3), peak RSS ${rss} KiB"

@@ -1,0 +1,330 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""usage: tools/kstats/tests/test_kstats.py PATH/TO/kstats
+
+Tests of the kstats tool on fixtures generated from known samples: every
+percentile must hold the true percentile of the samples within its bounds,
+and counts, mean, min, max and MAD must agree with the samples. Prints
+PASS/FAIL lines and "N passed, N failed"; exits 1 on any failure.
+"""
+import csv
+import io
+import json
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kstats_gen as gen  # noqa: E402
+
+KSTATS = None
+TMP = None
+PCTS = [50, 90, 95, 99, 99.9]
+RESULTS = {'passed': 0, 'failed': 0}
+
+
+def check(name, ok, detail=''):
+    if ok:
+        RESULTS['passed'] += 1
+        print('PASS: ' + name)
+    else:
+        RESULTS['failed'] += 1
+        print('FAIL: %s %s' % (name, detail))
+
+
+def run(args, stdin=None):
+    p = subprocess.run([KSTATS] + args, input=stdin, capture_output=True,
+                       text=True, check=False)
+    return p.returncode, p.stdout, p.stderr
+
+
+def write(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, 'w', encoding='ascii') as f:
+        f.write(text)
+    return path
+
+
+def rank(q, n):
+    return min(max(math.ceil(q / 100 * n), 1), n)
+
+
+def truth(values):
+    v = sorted(values)
+    n = len(v)
+    med = v[rank(50, n) - 1]
+    dev = sorted(abs(x - med) for x in v)
+    return {'n': n, 'mean': sum(v) / n, 'min': v[0], 'max': v[-1],
+            'pct': {q: v[rank(q, n) - 1] for q in PCTS},
+            'mad': dev[rank(50, n) - 1]}
+
+
+def mean_tolerance(values, bits):
+    """The kernel keeps means rounded down, cut to 16 bits of the offset."""
+    worst = 0
+    for s in {gen.slot_of(x, bits) for x in values}:
+        width = gen.slot_max(s, bits) - gen.slot_min(s, bits) + 1
+        worst = max(worst, 1 + width / 2 ** 15)
+    return worst
+
+
+def check_stats(name, st, values, bits):
+    t = truth(values)
+    ok = st['count'] == t['n']
+    ok &= abs(st['mean'] - t['mean']) <= mean_tolerance(values, bits) + 1e-9 * t['mean']
+    ok &= st['min_bounds'][0] <= t['min'] <= st['min_bounds'][1]
+    ok &= st['max_bounds'][0] <= t['max'] <= st['max_bounds'][1]
+    bad = []
+    for q in PCTS:
+        p = st['percentiles']['%g' % q]
+        if not (p['lo'] <= t['pct'][q] <= p['hi'] and p['lo'] <= p['value'] <= p['hi'] + 1):
+            bad.append('p%g: true %d not in [%d, %d]' % (q, t['pct'][q], p['lo'], p['hi']))
+    if not st['mad_lo'] - 1e-6 <= t['mad'] <= st['mad_hi'] + 1e-6:
+        bad.append('mad %d not in [%g, %g]' % (t['mad'], st['mad_lo'], st['mad_hi']))
+    check(name, ok and not bad,
+          '%s mean %s vs %s' % (bad, st.get('mean'), t['mean']))
+
+
+def shapes(rng):
+    """Name, frac_bits, {cpu: samples}: every shape the issue lists."""
+    def lognormal(n, mu=8, sigma=1.0):
+        return [int(rng.lognormvariate(mu, sigma)) for _ in range(n)]
+
+    yield 'lognormal bits 3', 3, {c: lognormal(5000) for c in range(4)}
+    yield 'lognormal bits 0', 0, {c: lognormal(3000) for c in range(2)}
+    yield 'lognormal bits 8', 8, {c: lognormal(3000, 12, 2) for c in range(2)}
+    yield 'bimodal bits 3', 3, {0: lognormal(4000, 6, 0.2) + lognormal(1000, 11, 0.3),
+                                1: lognormal(3000, 6, 0.2)}
+    yield 'one slot', 3, {0: [1000] * 777, 2: [1001] * 3}
+    yield 'one sample', 3, {5: [42]}
+    yield 'many CPUs', 3, {c: lognormal(40) for c in range(256)}
+    yield 'huge values near 2^64', 3, {0: [2 ** 64 - 1 - rng.randrange(2 ** 60)
+                                          for _ in range(2000)] + [2 ** 64 - 1, 0]}
+    yield 'huge values bits 8', 8, {0: [2 ** 64 - 1 - rng.randrange(2 ** 56)
+                                       for _ in range(2000)]}
+    yield 'huge values bits 0', 0, {1: [rng.randrange(2 ** 64) for _ in range(2000)]}
+
+
+def test_fixtures(rng):
+    for name, bits, by_cpu in shapes(rng):
+        path = write('fixture', gen.render(by_cpu, bits))
+        rc, out, err = run(['--json', '-p', ','.join('%g' % q for q in PCTS), path])
+        if rc:
+            check(name, False, err)
+            continue
+        st = json.loads(out)
+        check(name + ': bits inferred', st['bits'] == bits, st['bits'])
+        values = [v for vs in by_cpu.values() for v in vs]
+        check_stats(name + ': all CPUs', st, values, bits)
+        cpus_ok = sorted(int(c) for c in st['cpus']) == sorted(by_cpu)
+        for c, vs in by_cpu.items():
+            cs = st['cpus'][str(c)]
+            cpus_ok &= cs['count'] == len(vs)
+            t = truth(vs)
+            for q in PCTS:
+                p = cs['percentiles']['%g' % q]
+                cpus_ok &= p['lo'] <= t['pct'][q] <= p['hi']
+        check(name + ': per CPU', cpus_ok)
+
+        # Without the CPUS lines (grep CPU), and with only them.
+        text = gen.render(by_cpu, bits)
+        only_cpu = ''.join(l for l in text.splitlines(True) if ' CPUS ' not in l)
+        only_all = ''.join(l for l in text.splitlines(True) if ' CPUS ' in l)
+        a = json.loads(run(['--json', write('a', only_cpu)])[1])
+        b = json.loads(run(['--json', '-'], only_all)[1])
+        bounds = [{q: (p['lo'], p['hi']) for q, p in x['percentiles'].items()}
+                  for x in (a, b)]
+        check(name + ': CPU lines alone, CPUS lines alone',
+              a['count'] == b['count'] == len(values) and bounds[0] == bounds[1])
+    empty = write('empty', '')
+    rc, out, _ = run(['--json', empty])
+    check('empty metric', rc == 0 and json.loads(out)['count'] == 0, out)
+
+
+def test_csv_openmetrics(rng):
+    by_cpu = {c: [int(rng.lognormvariate(9, 1)) for _ in range(3000)] for c in range(3)}
+    values = [v for vs in by_cpu.values() for v in vs]
+    path = write('m', gen.render(by_cpu, 3))
+    rc, out, _ = run(['--csv', path])
+    rows = list(csv.DictReader(io.StringIO(out)))
+    ok = rc == 0 and sum(int(r['count']) for r in rows) == len(values)
+    ok &= all(gen.slot_min(int(r['slot']), 3) == int(r['lo']) and
+              gen.slot_max(int(r['slot']), 3) == int(r['hi']) and
+              int(r['lo']) <= float(r['mean']) <= int(r['hi']) for r in rows)
+    cdf = [float(r['cdf']) for r in rows]
+    ok &= cdf == sorted(cdf) and abs(cdf[-1] - 1) < 1e-9
+    ok &= len(rows) == len({gen.slot_of(v, 3) for v in values})
+    check('CSV: one row per slot, counts, bounds, CDF', ok)
+
+    for per_cpu in ([], ['--per-cpu']):
+        rc, out, _ = run(['--openmetrics', '--name', 'test.metric'] + per_cpu + [path])
+        lines = out.splitlines()
+        buckets = [l for l in lines if '_bucket{' in l]
+        counts = [int(l.split()[-1]) for l in buckets if 'le="+Inf"' not in l]
+        ok = rc == 0 and lines[-1] == '# EOF'
+        ok &= '# TYPE kstats_test_metric histogram' in lines
+        if not per_cpu:
+            ok &= counts == sorted(counts) and counts[-1] == len(values)
+            ok &= 'kstats_test_metric_count %d' % len(values) in lines
+        else:
+            ok &= all('kstats_test_metric_count{cpu="%d"} %d' % (c, len(vs)) in lines
+                      for c, vs in by_cpu.items())
+        if shutil.which('promtool'):
+            p = subprocess.run(['promtool', 'check', 'metrics'], input=out,
+                               capture_output=True, text=True, check=False)
+            ok &= p.returncode == 0
+            detail = p.stdout + p.stderr
+        else:
+            detail = 'promtool not found'
+            ok = False
+        check('OpenMetrics %s valid (promtool check metrics)' % ' '.join(per_cpu), ok, detail)
+
+
+def test_compare(rng):
+    def draw(scale, seed):
+        r = random.Random(seed)
+        return {0: [int(r.lognormvariate(10, 0.5) * scale) for _ in range(100000)]}
+
+    a = write('a', gen.render(draw(1.0, 1), 3))
+    b = write('b', gen.render(draw(1.05, 2), 3))
+    c = write('c', gen.render(draw(1.0, 3), 3))
+
+    def pvalue(out):
+        for w in out.split():
+            if w.startswith('p-value='):
+                return float(w[8:])
+        return None
+    rc, out, _ = run(['--compare', a, b])
+    p = pvalue(out)
+    mean = [l.split() for l in out.splitlines() if l.startswith('mean')]
+    change = float(mean[0][3].rstrip('%')) if mean else 0
+    check('compare: a 5%% shift on 1e5 samples is found (p=%s)' % p,
+          rc == 0 and p is not None and p < 0.01 and 3 < change < 7, out)
+    rc, out, _ = run(['--compare', a, c])
+    p = pvalue(out)
+    check('compare: two draws of one distribution differ by noise (p=%s)' % p,
+          rc == 0 and p is not None and p > 0.01, out)
+
+
+def test_diff_interval(rng):
+    values = [int(rng.lognormvariate(8, 1)) for _ in range(4000)]
+    old = write('old', gen.render({0: values[:1500], 1: values[1500:2000]}, 3))
+    new = write('new', gen.render({0: values[:3000],
+                                   1: values[1500:2000] + values[3000:]}, 3))
+    rc, out, err = run(['--diff', '--json', old, new])
+    if rc:
+        check('diff', False, err)
+        return
+    st = json.loads(out)
+    # In between, CPU 0 recorded values[1500:3000] and CPU 1 values[3000:].
+    want = json.loads(run(['--json', write('between', gen.render(
+        {0: values[1500:3000], 1: values[3000:]}, 3))])[1])
+    bounds = [{q: (p['lo'], p['hi']) for q, p in x['percentiles'].items()}
+              for x in (st, want)]
+    check('diff: the samples recorded in between',
+          st['count'] == 2500 and st['cpus']['0']['count'] == 1500 and
+          st['cpus']['1']['count'] == 1000 and bounds[0] == bounds[1], st['count'])
+    rc, _, err = run(['--diff', new, old])
+    check('diff: an earlier snapshot second is an error', rc == 2 and 'lost samples' in err, err)
+
+    # --interval: the file grows between two reads.
+    live = write('live', gen.render({0: values[:1000]}, 3))
+    later = gen.render({0: values[:1700]}, 3)
+
+    def grow():
+        time.sleep(0.3)
+        with open(live + '.tmp', 'w', encoding='ascii') as f:
+            f.write(later)
+        os.rename(live + '.tmp', live)
+    t = threading.Thread(target=grow)
+    t.start()
+    rc, out, err = run(['--interval', '1', '--count', '1', live])
+    t.join()
+    check('interval: the samples of the interval and their rate',
+          rc == 0 and 'count   700' in out and 'rate 700.0/s' in out, out + err)
+
+
+def test_malformed():
+    good = 'slot 55  CPU  1    count       18 avg      480 p 1.000000\n'
+    cases = [
+        ('garbage', 'hello\n', 1),
+        ('second line bad', good + 'slot 56 CPU 1 count 1 avg 500\n', 2),
+        ('bad CPU word', 'slot 55 CPUX 1 count 1 avg 480 p 1.000000\n', 1),
+        ('negative count', 'slot 55 CPU 1 count -1 avg 480 p 1.000000\n', 1),
+        ('zero count', 'slot 55 CPU 1 count 0 avg 480 p 1.000000\n', 1),
+        ('huge number', 'slot 55 CPU 1 count 99999999999999999999 avg 480 p 1.000000\n', 1),
+        ('bad fraction', 'slot 55 CPU 1 count 1 avg 480 p 1.5\n', 1),
+        ('fraction over 1', 'slot 55 CPU 1 count 1 avg 480 p 1.000001\n', 1),
+        ('slot out of range', 'slot 99999 CPU 1 count 1 avg 480 p 1.000000\n', 1),
+        ('mean outside every slot', good + good.replace('55 ', '56 ').replace('480', '9'), 2),
+        ('duplicate slot', good + good, 2),
+        ('NUL byte', good + 'slot 5\0 CPU 1 count 1 avg 5 p 1.000000\n', 2),
+        ('long line', good + 'slot ' + '9' * 500 + '\n', 2),
+        ('extra field', 'slot 55 CPU 1 count 18 avg 480 p 1.000000 x\n', 1),
+        ('CPUS disagree', good + 'slot 55  CPUS 4    count       17 avg      480 p 1.000000\n', 0),
+        ('binary', '\x01\x02\xff\n', 1),
+    ]
+    for name, text, line in cases:
+        rc, out, err = run(['-'], text)
+        where = ('line %d' % line) if line else 'inconsistent'
+        check('malformed input: %s -> exit 2, %s' % (name, where),
+              rc == 2 and where in err and not out, 'rc %d: %s' % (rc, err))
+    rc, _, err = run(['--bits', '8', write('b3', gen.render({0: [480, 20130]}, 3))])
+    check('--bits that does not fit the data -> exit 2', rc == 2 and 'inconsistent' in err, err)
+
+
+def test_misc(rng):
+    values = [int(rng.lognormvariate(9, 1)) for _ in range(2000)]
+    path = write('misc', gen.render({0: values, 3: values[:10]}, 3))
+    rc, out, _ = run(['--hist', path])
+    slots = {gen.slot_of(v, 3) for v in values}
+    check('--hist: a row per slot', rc == 0 and len(out.splitlines()) == len(slots) + 1, out)
+    rc, out, _ = run(['-u', 'ns', path])
+    check('--unit ns prints time units', rc == 0 and ' us' in out, out)
+    rc, out, _ = run(['--per-cpu', path])
+    rows = out.splitlines()
+    check('--per-cpu: a row per CPU and one for all',
+          rc == 0 and [r.split()[0] for r in rows] == ['cpu', '0', '3', 'all'] and
+          rows[2].split()[1] == '10', out)
+    rc, out, _ = run(['--cpu', '3', '--json', path])
+    check('--cpu N', rc == 0 and json.loads(out)['count'] == 10, out)
+    rc, out, _ = run(['-p', '10,99.99', '--json', path])
+    check('-p chooses percentiles', rc == 0 and
+          sorted(json.loads(out)['percentiles']) == ['10', '99.99'], out)
+    rc, _, _ = run(['-p', '101', path])
+    check('-p out of range -> exit 1', rc == 1)
+    rc, out, _ = run(['--help'])
+    check('--help', rc == 0 and 'usage: kstats' in out)
+    rc, _, err = run(['no_such_metric_name'])
+    check('unknown metric name -> exit 1', rc == 1 and 'no_such_metric_name' in err, err)
+
+
+def main():
+    global KSTATS, TMP
+    if len(sys.argv) != 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    KSTATS = os.path.abspath(sys.argv[1])
+    TMP = tempfile.mkdtemp(prefix='kstats-test.')
+    rng = random.Random(20201)
+    try:
+        test_fixtures(rng)
+        test_csv_openmetrics(rng)
+        test_compare(rng)
+        test_diff_interval(rng)
+        test_malformed()
+        test_misc(rng)
+    finally:
+        shutil.rmtree(TMP)
+    print('%d passed, %d failed' % (RESULTS['passed'], RESULTS['failed']))
+    return 1 if RESULTS['failed'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
