@@ -5,13 +5,15 @@
 
 H := harness
 
-.PHONY: help demo check kunit kernel bench-trace bench-tool vm-shell vm-run clean-cache
+.PHONY: help demo check kunit kernel bench bench-kstats bench-trace bench-tool vm-shell vm-run clean-cache
 
 help:
 	@echo "make demo                     build, boot the VM, show the sample's distribution"
 	@echo "make check                    every test; ends with 'N passed, N failed'"
 	@echo "make kunit                    the KUnit suite in UML"
 	@echo "make kernel                   build the VM's x86_64 kernel and modules"
+	@echo "make bench                    every benchmark below, figures printed"
+	@echo "make bench-kstats             cost of kstats_record() and clocks, VM and native"
 	@echo "make bench-trace              cost per call of each kstats_trace form, in the VM"
 	@echo "make bench-tool               speed and memory of tools/kstats on 1,000,000 lines"
 	@echo "make vm-shell                 interactive shell in the VM"
@@ -29,6 +31,11 @@ kunit:
 
 kernel:
 	@$(H)/build-x86.sh
+
+bench: bench-kstats bench-trace bench-tool
+
+bench-kstats:
+	@$(H)/bench.sh
 
 bench-trace:
 	@$(H)/bench-trace.sh

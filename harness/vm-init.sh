@@ -21,7 +21,9 @@ if [ -f /etc/kstats-run ]; then
 	sh "/root/$script"
 	echo "KSTATS_VM_EXIT=$?"
 else
-	echo "kstats-vm: kstats modules: modprobe kstats_sample; metrics in /sys/kernel/debug/kstats"
+	modprobe kstats && modprobe kstats_trace
+	echo "kstats-vm: kstats and kstats_trace loaded; try: modprobe kstats_sample,"
+	echo "kstats-vm: echo trace __do_softirq > /sys/kernel/debug/kstats/_control"
 	echo "kstats-vm: exit the shell to power off"
 	setsid cttyhack sh -l
 fi

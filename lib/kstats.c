@@ -125,13 +125,18 @@ void notrace kstats_record(struct kstats *ks, u64 val)
 	if (!ks || !READ_ONCE(ks->active))
 		return;
 
+	/*
+	 * kstats_slot(), without branches: below 2^frac_bits, bucket and
+	 * shift are 0 and the mask keeps val whole. Random values would make
+	 * the branches mispredict, at a cost above that of the whole update.
+	 */
 	bucket = fls64(val >> ks->frac_bits);
-	slot = kstats_slot(val, ks->frac_bits);
-	/* Offset from the slot's lower bound: the bits below the slot's. */
-	shift = bucket > 1 ? bucket - 1 : 0;
-	offset = val & (BIT_ULL(shift) - 1);
-	if (shift > KSTATS_SUM_BITS)
-		offset >>= shift - KSTATS_SUM_BITS;
+	shift = bucket ? bucket - 1 : 0;
+	slot = (bucket << ks->frac_bits) |
+	       ((val >> shift) & ((1U << ks->frac_bits) - 1));
+	/* Offset from the slot's lower bound, cut to KSTATS_SUM_BITS bits. */
+	offset = (val & (BIT_ULL(shift) - 1)) >>
+		 (shift > KSTATS_SUM_BITS ? shift - KSTATS_SUM_BITS : 0);
 
 	s = kstats_slot_ptr(ks, slot);
 	/*

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kstats_sample.c: time kmalloc() and kfree() with kstats.
+ * Time kmalloc() and kfree() with kstats.
  *
  * One kernel thread per online CPU allocates and frees buffers of varied
  * sizes at a steady rate, timing each pair with ktime_get_ns() and recording

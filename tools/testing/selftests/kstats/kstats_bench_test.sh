@@ -1,0 +1,124 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# kstats_bench selftest: every target runs, fills a metric with one sample
+# per timed iteration, and bad parameters are rejected with nothing changed.
+# KTAP output; exits 4 (skip) without root, debugfs or the module.
+
+DIR=$(cd "$(dirname "$0")" && pwd)
+for h in "$DIR/ktap_helpers.sh" "$DIR/../kselftest/ktap_helpers.sh"; do
+	[ -f "$h" ] && . "$h" && break
+done
+[ -n "${KSFT_SKIP:-}" ] || { echo "ktap_helpers.sh not found"; exit 4; }
+
+DEBUGFS=$(awk '$3 == "debugfs" { print $2; exit }' /proc/mounts)
+B=/sys/kernel/kstats_bench
+LOOPS=3000
+
+ktap_print_header
+[ "$(id -u)" -eq 0 ] || { ktap_skip_all "must be run as root"; exit "$KSFT_SKIP"; }
+[ -n "$DEBUGFS" ] || { ktap_skip_all "debugfs is not mounted"; exit "$KSFT_SKIP"; }
+[ -d $B ] || modprobe kstats_bench 2>/dev/null
+[ -d $B ] || { ktap_skip_all "no kstats_bench module (CONFIG_SAMPLE_KSTATS)"; exit "$KSFT_SKIP"; }
+ktap_set_plan 9
+
+# Routes for fib_lookup: 10.N.0.0/16 on the loopback device.
+ip link set lo up 2>/dev/null
+i=0
+while [ $i -lt 64 ]; do
+	ip route add 10.$i.0.0/16 dev lo 2>/dev/null
+	i=$((i + 1))
+done
+
+# count NAME: the samples of a metric, from its CPUS lines.
+count() {
+	awk '$3 == "CPUS" { n += $6 } END { print n + 0 }' "$DEBUGFS/kstats/$1"
+}
+
+check_target() {
+	echo "$1" > $B/target && echo 0 > $B/cpus && echo $LOOPS > $B/loops &&
+		echo 100 > $B/warmup || return 1
+	out=$(cat $B/run) || return 1
+	ktap_print_msg "$(echo "$out" | head -n 1)"
+	shift
+	for m in "$@"; do
+		[ "$(count "$m")" -eq $LOOPS ] || return 1
+		echo "$out" | grep -q "count=$LOOPS " || return 1
+	done
+}
+for t in memcpy kmalloc fib_lookup; do
+	ktap_test_result "$t: one sample per iteration in bench_$t" \
+		check_target $t bench_$t
+done
+ktap_test_result "clock: one sample per iteration for each clock" \
+	check_target clock bench_clock_ktime_get_ns bench_clock_local_clock
+
+# All online CPUs at once, each with interrupts off.
+check_parallel() {
+	n=$(nproc)
+	echo kmalloc > $B/target && echo "0-$((n - 1))" > $B/cpus &&
+		echo irq > $B/mode && echo 1000 > $B/loops || return 1
+	cat $B/run > /dev/null || return 1
+	echo none > $B/mode
+	[ "$(count bench_kmalloc)" -eq $((n * 1000)) ] &&
+		[ "$(awk '$3 == "CPU" { print $4 }' "$DEBUGFS/kstats/bench_kmalloc" |
+			sort -u | wc -l)" -eq "$n" ]
+}
+ktap_test_result "every CPU at once, interrupts off" check_parallel
+
+# Bad parameters: an error, and the parameter keeps its value.
+check_bad() {
+	bad=0
+	while read -r file value; do
+		before=$(cat "$B/$file")
+		if echo "$value" > "$B/$file" 2>/dev/null ||
+		   [ "$(cat "$B/$file")" != "$before" ]; then
+			ktap_print_msg "$file accepted '$value'"
+			bad=1
+		fi
+	done <<-EOT
+	loops 0
+	loops 1000001
+	loops -5
+	loops many
+	warmup 99999999
+	size 1
+	target bogus
+	mode fast
+	cpus 63
+	cpus 0-63
+	cpus nonsense
+	subtract 2
+	EOT
+	[ $bad -eq 0 ]
+}
+ktap_test_result "bad parameters are rejected and change nothing" check_bad
+
+check_subtract() {
+	echo memcpy > $B/target && echo 0 > $B/cpus && echo 1 > $B/subtract || return 1
+	out=$(cat $B/run)
+	echo 0 > $B/subtract
+	echo "$out" | grep -q "overhead=[0-9]"
+}
+ktap_test_result "the clock overhead is reported and can be subtracted" check_subtract
+
+check_cost() {
+	out=$(cat $B/cost) || return 1
+	echo "$out" | while read -r l; do ktap_print_msg "$l"; done
+	for c in empty limit kstats_record_bits0_hot kstats_record_bits3_spread \
+		 kstats_record_bits8_spread shared_atomic_log2 spinlock_log2 \
+		 local_clock_pair_record ktime_get_ns_pair_record; do
+		echo "$out" | grep -qE "^case $c ns [0-9.]+ p99 [0-9.]+ ratio [0-9.]+\$" ||
+			return 1
+	done
+	echo "$out" | grep -q "^case limit ns .* ratio 1.00\$"
+}
+ktap_test_result "cost: one line per case, ratios to the limit" check_cost
+
+check_unload() {
+	rmmod kstats_bench && [ ! -e "$DEBUGFS/kstats/bench_kmalloc" ] &&
+		modprobe kstats_bench
+}
+ktap_test_result "unloading removes the metrics" check_unload
+
+ktap_finished
