@@ -70,6 +70,7 @@ static const char * const bench_targets[] = {
 	[BENCH_MEMCPY] = "memcpy",
 	[BENCH_KMALLOC] = "kmalloc",
 	[BENCH_CLOCK] = "clock",
+	NULL
 };
 
 enum bench_mode { BENCH_NONE, BENCH_PREEMPT, BENCH_IRQ };
@@ -78,6 +79,7 @@ static const char * const bench_modes[] = {
 	[BENCH_NONE] = "none",
 	[BENCH_PREEMPT] = "preempt",
 	[BENCH_IRQ] = "irq",
+	NULL
 };
 
 /* The clocks of the clock target, as in the kstats slides. */
@@ -102,12 +104,12 @@ static const char * const bench_clocks[] = {
 
 /* bench_mutex serializes runs and parameter changes. */
 static DEFINE_MUTEX(bench_mutex);
-static enum bench_target bench_target = BENCH_MEMCPY;
+static unsigned int bench_target = BENCH_MEMCPY;	/* enum bench_target */
 static unsigned long bench_loops = 10000;
 static unsigned long bench_warmup = 1000;
 static unsigned long bench_size = 4096;
 static cpumask_var_t bench_cpus;
-static enum bench_mode bench_mode;
+static unsigned int bench_mode;		/* enum bench_mode */
 static bool bench_subtract;
 
 /* The metrics of the last run, kept for reading until the next one. */
@@ -745,45 +747,45 @@ out:
 }
 
 /* sysfs: one file per parameter, as in the seed's kbench. */
-static ssize_t target_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+
+/* The parameters that take one word of a NULL-terminated list. */
+struct bench_choice {
+	struct kobj_attribute attr;
+	const char * const *words;
+	unsigned int *val;
+};
+
+static ssize_t choice_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", bench_targets[READ_ONCE(bench_target)]);
+	struct bench_choice *c = container_of(attr, struct bench_choice, attr);
+
+	return sysfs_emit(buf, "%s\n", c->words[READ_ONCE(*c->val)]);
 }
 
-static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t choice_store(struct kobject *kobj, struct kobj_attribute *attr,
 			    const char *buf, size_t count)
 {
-	int i = sysfs_match_string(bench_targets, buf);
+	struct bench_choice *c = container_of(attr, struct bench_choice, attr);
+	int i = __sysfs_match_string(c->words, -1, buf);
 
 	if (i < 0) {
-		pr_warn("unknown target, expected fib_lookup, memcpy, kmalloc or clock\n");
+		pr_warn("%s: unknown value\n", attr->attr.name);
 		return -EINVAL;
 	}
 	mutex_lock(&bench_mutex);
-	bench_target = i;
+	*c->val = i;
 	mutex_unlock(&bench_mutex);
 	return count;
 }
 
-static ssize_t mode_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%s\n", bench_modes[READ_ONCE(bench_mode)]);
-}
+#define BENCH_CHOICE(n, v, w) \
+	{ .attr = __ATTR(n, 0644, choice_show, choice_store), .words = (w), \
+	  .val = &(v) }
 
-static ssize_t mode_store(struct kobject *kobj, struct kobj_attribute *attr,
-			  const char *buf, size_t count)
-{
-	int i = sysfs_match_string(bench_modes, buf);
-
-	if (i < 0) {
-		pr_warn("unknown mode, expected none, preempt or irq\n");
-		return -EINVAL;
-	}
-	mutex_lock(&bench_mutex);
-	bench_mode = i;
-	mutex_unlock(&bench_mutex);
-	return count;
-}
+static struct bench_choice bench_choices[] = {
+	BENCH_CHOICE(target, bench_target, bench_targets),
+	BENCH_CHOICE(mode, bench_mode, bench_modes),
+};
 
 /* The numeric parameters, with their ranges. */
 struct bench_param {
@@ -878,14 +880,13 @@ static ssize_t cost_show(struct kobject *kobj, struct kobj_attribute *attr, char
 	return ret;
 }
 
-static struct kobj_attribute target_attr = __ATTR_RW(target);
-static struct kobj_attribute mode_attr = __ATTR_RW(mode);
 static struct kobj_attribute cpus_attr = __ATTR_RW(cpus);
 static struct kobj_attribute run_attr = __ATTR(run, 0400, run_show, NULL);
 static struct kobj_attribute cost_attr = __ATTR(cost, 0400, cost_show, NULL);
 
 static struct attribute *bench_attrs[] = {
-	&target_attr.attr, &mode_attr.attr, &cpus_attr.attr, &run_attr.attr,
+	&bench_choices[0].attr.attr, &bench_choices[1].attr.attr,
+	&cpus_attr.attr, &run_attr.attr,
 	&cost_attr.attr, &bench_params[0].attr.attr, &bench_params[1].attr.attr,
 	&bench_params[2].attr.attr, &bench_params[3].attr.attr, NULL,
 };

@@ -6,18 +6,11 @@
 # KTAP output; exits 4 (skip) without root, debugfs or the module.
 
 DIR=$(cd "$(dirname "$0")" && pwd)
-for h in "$DIR/ktap_helpers.sh" "$DIR/../kselftest/ktap_helpers.sh"; do
-	[ -f "$h" ] && . "$h" && break
-done
-[ -n "${KSFT_SKIP:-}" ] || { echo "ktap_helpers.sh not found"; exit 4; }
+. "$DIR/kstats_lib.sh"
 
-DEBUGFS=$(awk '$3 == "debugfs" { print $2; exit }' /proc/mounts)
 B=/sys/kernel/kstats_bench
 LOOPS=3000
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || { ktap_skip_all "must be run as root"; exit "$KSFT_SKIP"; }
-[ -n "$DEBUGFS" ] || { ktap_skip_all "debugfs is not mounted"; exit "$KSFT_SKIP"; }
 [ -d $B ] || modprobe kstats_bench 2>/dev/null
 [ -d $B ] || { ktap_skip_all "no kstats_bench module (CONFIG_SAMPLE_KSTATS)"; exit "$KSFT_SKIP"; }
 ktap_set_plan 9

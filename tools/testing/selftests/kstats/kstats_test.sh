@@ -5,13 +5,9 @@
 # module's) and its start, stop and reset commands. KTAP output; exits 4
 # (skip) without root, debugfs or the kstats modules.
 
-DIR=$(dirname "$0")
-for h in "$DIR/ktap_helpers.sh" "$DIR/../kselftest/ktap_helpers.sh"; do
-	[ -f "$h" ] && . "$h" && break
-done
-[ -n "${KSFT_SKIP:-}" ] || { echo "ktap_helpers.sh not found"; exit 4; }
+DIR=$(cd "$(dirname "$0")" && pwd)
+. "$DIR/kstats_lib.sh"
 
-DEBUGFS=$(awk '$3 == "debugfs" { print $2; exit }' /proc/mounts)
 METRIC=sample_kmalloc
 TMP=${TMPDIR:-/tmp}/kstats_test.$$
 LOADED=""
@@ -22,9 +18,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || { ktap_skip_all "must be run as root"; exit "$KSFT_SKIP"; }
-[ -n "$DEBUGFS" ] || { ktap_skip_all "debugfs is not mounted"; exit "$KSFT_SKIP"; }
 if [ ! -e "$DEBUGFS/kstats/$METRIC" ]; then
 	if ! modprobe kstats_sample 2>/dev/null; then
 		ktap_skip_all "no kstats_sample module (CONFIG_SAMPLE_KSTATS)"

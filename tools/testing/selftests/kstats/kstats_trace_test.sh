@@ -7,21 +7,14 @@
 # exits 4 (skip) without root, debugfs, the module or the helper.
 
 DIR=$(cd "$(dirname "$0")" && pwd)
-for h in "$DIR/ktap_helpers.sh" "$DIR/../kselftest/ktap_helpers.sh"; do
-	[ -f "$h" ] && . "$h" && break
-done
-[ -n "${KSFT_SKIP:-}" ] || { echo "ktap_helpers.sh not found"; exit 4; }
+. "$DIR/kstats_lib.sh"
 
-DEBUGFS=$(awk '$3 == "debugfs" { print $2; exit }' /proc/mounts)
 KS=$DEBUGFS/kstats
 CTL=$KS/_control
 HELPER=$DIR/kstats_helper
 FUNC=__x64_sys_getppid
 N=1000
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || { ktap_skip_all "must be run as root"; exit "$KSFT_SKIP"; }
-[ -n "$DEBUGFS" ] || { ktap_skip_all "debugfs is not mounted"; exit "$KSFT_SKIP"; }
 [ -x "$HELPER" ] || { ktap_skip_all "kstats_helper not built"; exit "$KSFT_SKIP"; }
 [ -e "$CTL" ] || modprobe kstats_trace 2>/dev/null
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
