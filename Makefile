@@ -5,11 +5,12 @@
 
 H := harness
 
-.PHONY: help demo check kunit kernel bench bench-kstats bench-trace bench-tool vm-shell vm-run clean-cache
+.PHONY: help demo check patches kunit kernel bench bench-kstats bench-trace bench-tool vm-shell vm-run clean-cache
 
 help:
 	@echo "make demo                     build, boot the VM, show the sample's distribution"
 	@echo "make check                    every test; ends with 'N passed, N failed'"
+	@echo "make patches                  the upstream patch series, in build/patches"
 	@echo "make kunit                    the KUnit suite in UML"
 	@echo "make kernel                   build the VM's x86_64 kernel and modules"
 	@echo "make bench                    every benchmark below, figures printed"
@@ -25,6 +26,9 @@ demo:
 
 check:
 	@$(H)/check.sh
+
+patches:
+	@$(H)/patches.sh
 
 kunit:
 	@$(H)/kunit.sh

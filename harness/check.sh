@@ -60,6 +60,24 @@ for f in $(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/
 	result $([ -z "$out" ]; echo $?) "kernel-doc -Wall $f"
 done
 
+# Every file of the project has the kstats entry of MAINTAINERS.
+ours=$(git ls-files --cached --others --exclude-standard include lib kernel samples tools Documentation |
+	grep -v '/\.kunitconfig$')
+missing=$(cd "$SRC" && for f in $ours; do
+	perl scripts/get_maintainer.pl --no-git --no-rolestats -f "$f" 2>/dev/null |
+		grep -q '^kstats developers' || echo "$f"
+done)
+[ -z "$missing" ] || echo "no kstats maintainer for: $missing"
+result $([ -z "$missing" ]; echo $?) "MAINTAINERS covers every kstats file"
+
+# The upstream series: applies, checkpatch clean, gives this tree.
+"$HARNESS/patches.sh" --check > "$LOGS/patches.log" 2>&1
+grep -vE '^(PASS|FAIL): ' "$LOGS/patches.log" | grep -v '^==>' || true
+while read -r verdict name; do
+	if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
+done < <(grep -E '^(PASS|FAIL): ' "$LOGS/patches.log")
+grep -qE '^(PASS|FAIL): ' "$LOGS/patches.log" || fail "patches: the series could not be written"
+
 need_pkgs python3-docutils
 for f in $(git ls-files --cached --others --exclude-standard 'Documentation/*.rst'); do
 	/usr/bin/python3 "$HARNESS/rstcheck.py" "$f"
@@ -168,12 +186,12 @@ if [ $r -eq 0 ]; then
 		"$tk/kstats" --json "$LOGS/sample_kmalloc" > "$LOGS/sample.json"
 		result $? "kstats reads a metric captured from the kernel"
 	fi
-	"$tk/kstats-plot" "$LOGS/sample_kmalloc" > "$LOGS/plot1.txt" 2>&1
+	"$tk/kstats-plot.sh" "$LOGS/sample_kmalloc" > "$LOGS/plot1.txt" 2>&1
 	result $? "kstats-plot: distribution on the terminal"
-	"$tk/kstats-plot" -c -p "$LOGS/sample_kmalloc" "$tk/tests/corpus/two-slots" \
+	"$tk/kstats-plot.sh" -c -p "$LOGS/sample_kmalloc" "$tk/tests/corpus/two-slots" \
 		> "$LOGS/plot2.txt" 2>&1
 	result $? "kstats-plot: per-CPU CDFs of two inputs overlaid"
-	"$tk/kstats-plot" -t svg -o "$LOGS/plot.svg" "$LOGS/sample_kmalloc" &&
+	"$tk/kstats-plot.sh" -t svg -o "$LOGS/plot.svg" "$LOGS/sample_kmalloc" &&
 		/usr/bin/python3 -c "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])" \
 			"$LOGS/plot.svg"
 	result $? "kstats-plot: SVG output"

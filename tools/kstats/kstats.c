@@ -38,7 +38,7 @@ static struct {
 	const char *name;	/* for OpenMetrics */
 } opt = { .bits = -1, .cpu = -1 };
 
-static void usage(FILE *f)
+static void show_help(FILE *f)
 {
 	fprintf(f,
 "usage: kstats [options] INPUT             summarize a distribution\n"
@@ -68,8 +68,7 @@ static void usage(FILE *f)
 "Exit status: 0, 1 on a usage or system error, 2 on malformed input.\n");
 }
 
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die(int status, const char *fmt, ...)
+static void die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -121,38 +120,38 @@ static void load(struct ks_data *d, const char *path)
 }
 
 /* Numbers: plain, or with a time unit for --unit ns. */
-static const char *fmt_val(char *buf, size_t n, long double v)
+static const char *fmt_val(char *buf, size_t n, double v)
 {
 	static const char * const units[] = { "ns", "us", "ms", "s" };
 	int u = 0;
 
 	if (!opt.human) {
-		snprintf(buf, n, "%.0Lf", v);
+		snprintf(buf, n, "%.0f", v);
 		return buf;
 	}
-	while (u < 3 && fabsl(v) >= 1000) {
+	while (u < 3 && fabs(v) >= 1000) {
 		v /= 1000;
 		u++;
 	}
-	snprintf(buf, n, "%.3Lg %s", v, units[u]);
+	snprintf(buf, n, "%.3g %s", v, units[u]);
 	return buf;
 }
 
 struct pct {
 	double q;
-	long double value;
+	double value;
 	uint64_t lo, hi;
 };
 
 struct stats {
 	uint64_t n;
-	long double mean;
+	double mean;
 	int first, last;		/* first and last non-empty slots */
 	struct pct pct[MAX_PCTS];
-	long double mad, mad_lo, mad_hi;
+	double mad, mad_lo, mad_hi;
 };
 
-static long double slot_mean(const struct ks_hist *h, size_t s)
+static double slot_mean(const struct ks_hist *h, size_t s)
 {
 	return h->sum[s] / h->count[s];
 }
@@ -173,25 +172,25 @@ static size_t rank_slot(const struct ks_hist *h, uint64_t r)
 
 static uint64_t rank_of(double q, uint64_t n)
 {
-	uint64_t r = (uint64_t)ceill((long double)q / 100 * n);
+	uint64_t r = (uint64_t)ceil((double)q / 100 * n);
 
 	return r < 1 ? 1 : r > n ? n : r;
 }
 
 struct dev {
-	long double v;
+	double v;
 	uint64_t count;
 };
 
 static int dev_cmp(const void *a, const void *b)
 {
-	long double x = ((const struct dev *)a)->v, y = ((const struct dev *)b)->v;
+	double x = ((const struct dev *)a)->v, y = ((const struct dev *)b)->v;
 
 	return x < y ? -1 : x > y;
 }
 
 /* Weighted median, nearest rank, of @n values: sorts them. */
-static long double wmedian(struct dev *d, size_t n, uint64_t total)
+static double wmedian(struct dev *d, size_t n, uint64_t total)
 {
 	uint64_t r = rank_of(50, total), cum = 0;
 	size_t i;
@@ -215,7 +214,7 @@ static long double wmedian(struct dev *d, size_t n, uint64_t total)
 static void compute(const struct ks_hist *h, int bits, struct stats *st)
 {
 	struct dev *dv, *dlo, *dhi;
-	long double sum = 0, m;
+	double sum = 0, m;
 	uint64_t mlo, mhi;
 	size_t s, k = 0;
 	int i;
@@ -256,9 +255,10 @@ static void compute(const struct ks_hist *h, int bits, struct stats *st)
 
 		if (!h->count[s])
 			continue;
-		dv[k].v = fabsl(slot_mean(h, s) - m);
-		dlo[k].v = lo > mhi ? (long double)(lo - mhi) : hi < mlo ? (long double)(mlo - hi) : 0;
-		dhi[k].v = fmaxl((long double)hi - mlo, (long double)mhi - lo);
+		dv[k].v = fabs(slot_mean(h, s) - m);
+		dlo[k].v = lo > mhi ? (double)(lo - mhi) :
+			   hi < mlo ? (double)(mlo - hi) : 0;
+		dhi[k].v = fmax((double)hi - mlo, (double)mhi - lo);
 		dv[k].count = dlo[k].count = dhi[k].count = h->count[s];
 		k++;
 	}
@@ -354,7 +354,7 @@ static void json_stats(const struct ks_data *d, const struct ks_hist *h, int top
 	compute(h, d->bits, &st);
 	printf("{\"count\":%llu", (unsigned long long)st.n);
 	if (st.n) {
-		printf(",\"mean\":%.3Lf,\"min\":%.0Lf,\"max\":%.0Lf",
+		printf(",\"mean\":%.3f,\"min\":%.0f,\"max\":%.0f",
 		       st.mean, slot_mean(h, st.first), slot_mean(h, st.last));
 		printf(",\"min_bounds\":[%llu,%llu],\"max_bounds\":[%llu,%llu]",
 		       (unsigned long long)ks_slot_min(st.first, d->bits),
@@ -367,11 +367,11 @@ static void json_stats(const struct ks_data *d, const struct ks_hist *h, int top
 	if (st.n) {
 		printf(",\"percentiles\":{");
 		for (i = 0; i < opt.npct; i++)
-			printf("%s\"%s\":{\"value\":%.3Lf,\"lo\":%llu,\"hi\":%llu}",
+			printf("%s\"%s\":{\"value\":%.3f,\"lo\":%llu,\"hi\":%llu}",
 			       i ? "," : "", pct_name(q, sizeof(q), st.pct[i].q),
 			       st.pct[i].value, (unsigned long long)st.pct[i].lo,
 			       (unsigned long long)st.pct[i].hi);
-		printf("},\"mad\":%.3Lf,\"mad_lo\":%.3Lf,\"mad_hi\":%.3Lf",
+		printf("},\"mad\":%.3f,\"mad_lo\":%.3f,\"mad_hi\":%.3f",
 		       st.mad, st.mad_lo, st.mad_hi);
 	}
 	if (top) {
@@ -403,7 +403,7 @@ static void print_csv(const struct ks_data *d, const struct ks_hist *h)
 		if (!h->count[s])
 			continue;
 		cum += h->count[s];
-		printf("%zu,%llu,%llu,%llu,%.3Lf,%.6f\n", s,
+		printf("%zu,%llu,%llu,%llu,%.3f,%.6f\n", s,
 		       (unsigned long long)ks_slot_min(s, d->bits),
 		       (unsigned long long)ks_slot_max(s, d->bits),
 		       (unsigned long long)h->count[s], slot_mean(h, s),
@@ -429,7 +429,7 @@ static void om_series(const char *name, const char *labels, const struct ks_data
 		      const struct ks_hist *h)
 {
 	uint64_t cum = 0;
-	long double sum = 0;
+	double sum = 0;
 	size_t s;
 
 	for (s = 0; s < h->nslots; s++) {
@@ -441,7 +441,7 @@ static void om_series(const char *name, const char *labels, const struct ks_data
 		       (unsigned long long)ks_slot_max(s, d->bits), (unsigned long long)cum);
 	}
 	printf("%s_bucket{%sle=\"+Inf\"} %llu\n", name, labels, (unsigned long long)cum);
-	printf("%s_sum%s%.*s%s %.0Lf\n", name, *labels ? "{" : "",
+	printf("%s_sum%s%.*s%s %.0f\n", name, *labels ? "{" : "",
 	       *labels ? (int)strlen(labels) - 1 : 0, labels, *labels ? "}" : "", sum);
 	printf("%s_count%s%.*s%s %llu\n", name, *labels ? "{" : "",
 	       *labels ? (int)strlen(labels) - 1 : 0, labels, *labels ? "}" : "",
@@ -554,11 +554,11 @@ static void hist_sub(struct ks_hist *a, const struct ks_hist *b, int bits, const
 
 	for (s = 0; s < a->nslots; s++)
 		if (a->count[s] && (s >= b->nslots || b->count[s] < a->count[s]))
-			die(2, "%s: slot %zu lost samples: not a later snapshot of the same metric (reset?)",
+			die(2, "%s: slot %zu lost samples: not a later snapshot (reset?)",
 			    what, s);
 	if (b->nslots > a->nslots) {
 		uint64_t *c = realloc(a->count, b->nslots * sizeof(*c));
-		long double *m = realloc(a->sum, b->nslots * sizeof(*m));
+		double *m = realloc(a->sum, b->nslots * sizeof(*m));
 
 		if (!c || !m)
 			die(1, "out of memory");
@@ -570,7 +570,7 @@ static void hist_sub(struct ks_hist *a, const struct ks_hist *b, int bits, const
 	}
 	for (s = 0; s < a->nslots; s++) {
 		uint64_t n = b->count[s] - a->count[s];
-		long double lo = ks_slot_min(s, bits), hi = ks_slot_max(s, bits), mean;
+		double lo = ks_slot_min(s, bits), hi = ks_slot_max(s, bits), mean;
 
 		if (!n) {
 			a->count[s] = 0;
@@ -798,10 +798,10 @@ int main(int argc, char **argv)
 			mode_cmp = 1;
 			break;
 		case 'h':
-			usage(stdout);
+			show_help(stdout);
 			return 0;
 		default:
-			usage(stderr);
+			show_help(stderr);
 			return 1;
 		}
 	}
@@ -813,7 +813,7 @@ int main(int argc, char **argv)
 		char *pa, *pb;
 
 		if (argc != 2 || (mode_diff && mode_cmp) || opt.interval > 0) {
-			usage(stderr);
+			show_help(stderr);
 			return 1;
 		}
 		pa = resolve(argv[0]);
@@ -833,7 +833,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 1) {
-		usage(stderr);
+		show_help(stderr);
 		return 1;
 	}
 	if (opt.interval > 0) {

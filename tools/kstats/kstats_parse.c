@@ -83,7 +83,7 @@ static int ks_error(struct ks_data *d, unsigned long lineno, const char *fmt, ..
 static int ks_hist_grow(struct ks_hist *h, size_t nslots)
 {
 	uint64_t *c;
-	long double *s;
+	double *s;
 
 	if (nslots <= h->nslots)
 		return 0;
@@ -215,7 +215,7 @@ int ks_parse_line(struct ks_data *d, const char *line, size_t len,
 				(unsigned long long)slot, all ? "CPUS " : "CPU ",
 				(unsigned long long)cpu);
 	h->count[slot] = count;
-	h->sum[slot] = (long double)count * avg;
+	h->sum[slot] = (double)count * avg;
 	d->lines++;
 	return 0;
 }

@@ -19,7 +19,7 @@
 struct ks_hist {
 	size_t nslots;		/* slots allocated, at least highest used + 1 */
 	uint64_t *count;
-	long double *sum;	/* count * mean of each slot */
+	double *sum;	/* count * mean of each slot */
 };
 
 struct ks_data {

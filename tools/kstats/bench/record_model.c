@@ -35,7 +35,7 @@ struct hist {
 };
 
 /* The slot, and the offset kept in its sum: as kstats_record(). */
-static inline __attribute__((always_inline)) void record(struct hist *h, uint64_t val)
+static inline void record(struct hist *h, uint64_t val)
 {
 	unsigned int b = h->bits;
 	uint64_t v = val >> b;
@@ -56,10 +56,10 @@ static const char * const names[] = {
 	"mutex_log2",
 };
 
-static struct slot shared[65] __attribute__((aligned(64)));
+static struct slot shared[65];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t barrier;
-static volatile uint64_t sink;
+static uint64_t sink;	/* consumes the results; printed at the end */
 
 struct worker {
 	pthread_t t;
@@ -138,7 +138,8 @@ static void *work(void *arg)
 		__asm__ volatile("" : : "r"(acc) : "memory");
 	}
 	w->ns = (now() - t0) / OPS;
-	sink += acc + h.slots[1].samples + local[1].samples;
+	__atomic_fetch_add(&sink, acc + h.slots[1].samples + local[1].samples,
+			   __ATOMIC_RELAXED);
 	free(h.slots);
 	free(local);
 	return NULL;
@@ -195,5 +196,6 @@ int main(void)
 			printf("case %s ns %.2f ratio %.2f\n", name, ns, ns / limit);
 		}
 	}
+	fprintf(stderr, "(sink %llu)\n", (unsigned long long)sink);
 	return 0;
 }

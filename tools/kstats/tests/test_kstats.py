@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""usage: tools/kstats/tests/test_kstats.py PATH/TO/kstats
+"""Run with the path of the kstats binary as its argument.
 
 Tests of the kstats tool on fixtures generated from known samples: every
 percentile must hold the true percentile of the samples within its bounds,

@@ -29,9 +29,9 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int usage(void)
+static int show_help(void)
 {
-	fprintf(stderr, "usage: kstats_helper getppid N | pair N | spin SECONDS | write FILE STRING\n");
+	fprintf(stderr, "usage: kstats_helper getppid N | pair N | spin S | write FILE STR\n");
 	return 2;
 }
 
@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 	long i, n;
 
 	if (argc < 3)
-		return usage();
+		return show_help();
 	if (!strcmp(argv[1], "write")) {
 		char *buf;
 		size_t len;
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 		int fd;
 
 		if (argc != 4)
-			return usage();
+			return show_help();
 		buf = malloc(strlen(argv[3]) + 1);
 		if (!buf)
 			return 1;
@@ -113,7 +113,7 @@ int main(int argc, char **argv)
 			for (i = 0; i < 1000; i++)
 				syscall(SYS_getppid);
 	} else {
-		return usage();
+		return show_help();
 	}
 	return 0;
 }

@@ -71,7 +71,9 @@ dumb) setterm="set terminal dumb size ${size:-120,35} ansi256" ;;
 png|svg)
 	[ -n "$output" ] || { echo "kstats-plot: -t $term needs -o FILE" >&2; exit 1; }
 	[ "$live" = 0 ] || { echo "kstats-plot: --live is for the terminal" >&2; exit 1; }
-	setterm="set terminal ${term}$( [ "$term" = png ] && echo cairo ) size $(echo "${size:-900x600}" | tr x ,)
+	driver=$term
+	[ "$term" = png ] && driver=pngcairo
+	setterm="set terminal $driver size $(echo "${size:-900x600}" | tr x ,)
 set output '$output'" ;;
 *) echo "kstats-plot: unknown terminal $term" >&2; exit 1 ;;
 esac
@@ -84,16 +86,22 @@ if [ $cdf = 1 ]; then
 fi
 
 plots=""
+# curve DATA TITLE: one more curve of the plot command.
+curve() {
+	plots="$plots${plots:+, }\"$1\" using $using with steps title '$2'"
+}
+
 for input in "$@"; do
 	src=$(source_of "$input")
 	label=$(basename "$input")
 	if [ $per_cpu = 1 ]; then
 		cpus=$(sh -c "$src" | awk '$3 == "CPU" { print $4 }' | sort -un)
 		for c in $cpus; do
-			plots="$plots${plots:+, }\"< $src | awk '\\\$3 == \\\"CPU\\\" && \\\$4 == $c'\" using $using with steps title '$label CPU $c'"
+			data="< $src | awk '\\\$3 == \\\"CPU\\\" && \\\$4 == $c'"
+			curve "$data" "$label CPU $c"
 		done
 	else
-		plots="$plots${plots:+, }\"< $src | grep CPUS\" using $using with steps title '$label'"
+		curve "< $src | grep CPUS" "$label"
 	fi
 done
 [ -n "$plots" ] || { echo "kstats-plot: nothing to plot" >&2; exit 1; }

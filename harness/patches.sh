@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# usage: harness/patches.sh [--check]
+#
+# Writes kstats as a patch series against Debian's pristine linux-source-6.12,
+# one logical change per patch, with a cover letter, into build/patches/.
+# With --check, also verifies it, printing PASS/FAIL lines: the series
+# applies with git am to the pristine files, every patch is checkpatch
+# --strict clean, and the result is this repository's tree.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+"$HARNESS/tree.sh" >/dev/null
+set_paths
+out=$TOP/build/patches
+repo=$WORK/series
+ident="$(git -C "$TOP" config user.name || echo kstats developers) <$(git -C "$TOP" config user.email || echo kstats@localhost)>"
+
+# Each step: subject | files and directories of the repository | patch
+# files | why (the body).
+steps=(
+"lib: add kstats, per-CPU latency distributions in debugfs|include/linux/kstats.h lib/kstats.c|patches/01-lib-kstats.patch|Averages hide the tails that latency work is about. kstats keeps the
+whole distribution of values recorded by kernel code, usually the time a
+code path took, in per-CPU log-linear histograms: 2^frac_bits slots per
+power of two (frac_bits 0 to 8), the slot numbering of the 2020 RFC.
+
+kstats_record() takes no lock, uses no atomic instruction and never
+allocates: two this_cpu additions with preemption off, after a
+branch-free slot computation, so that it can stay in hot paths and run
+in any context. Each slot keeps a count and the sum of the samples'
+offsets within the slot, so that the mean printed for a slot is always
+within it and the sum cannot overflow.
+
+/sys/kernel/debug/kstats/NAME shows one line per slot and CPU, in the
+RFC's format, computed from one snapshot of the counters taken at open;
+start, stop and reset are written to the same file."
+"lib/kstats: add KUnit tests|lib/kstats_kunit.c lib/.kunitconfig|patches/02-lib-kstats-kunit.patch|Test the slot mapping at every boundary and for every frac_bits, the
+tiling of the u64 range by the slots, the RFC's slot numbers, the means,
+and the debugfs files read and written through their file operations on
+a kernel mount of debugfs: format, counts, cumulative fractions, the
+commands, invalid names, duplicates, and a reader that outlives its
+metric."
+"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_kunit.c|patches/03-lib-kstats-trace.patch patches/04-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
+/sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
+function from entry to return
+with a kretprobe, a kretprobe keeping the
+entry time per CPU (pcpu:) or an fprobe (fprobe:), and the code between
+two kprobes or tracepoints.
+Bad commands fail with an errno and a warning and leave nothing behind.
+
+The KUnit suite tests the parser on a table of good and bad lines, and
+traces of its own functions, so it is built with the function tracer's
+flags like the ftrace selftest."
+"samples: add kstats samples|samples/kstats|patches/05-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
+timed on a kernel thread per CPU. kstats_bench is a microbenchmark of
+kernel functions and clocks built on kstats, which handles the usual
+traps (dead code, warm-up, data set, clock overhead, preemption,
+synchronized parallel runs), and measures kstats_record() against the
+per-CPU floor and against shared atomic and locked histograms."
+"selftests: add kstats tests|tools/testing/selftests/kstats||Check, on a running kernel, the format and consistency of live metrics,
+the commands of the metric files and of _control (exact call counts in
+every mode, errnos of bad commands, trace/remove under load on all CPUs,
+module unload), and every target of kstats_bench."
+"tools: add kstats, to summarize and compare distributions|tools/kstats||Turn the text of a metric into answers: percentiles with the bounds of
+their slot, MAD, a terminal histogram, JSON, CSV and OpenMetrics
+output, the samples of each interval of a live metric, the difference
+of two snapshots, and an A/B comparison with a two-sample test; and a
+gnuplot wrapper. Tests run on fixtures rendered from known samples."
+"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst|patches/06-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
+interface and the _control commands with their errors, the pairing
+rules of probes, the measured costs, the benchmark sample and the API."
+)
+
+# The MAINTAINERS entry grows with the series: each patch adds the F:
+# lines of its own files, so that none adds files without one.
+maintainers=$(mktemp)
+trap 'rm -f "$maintainers"' EXIT
+cp "$ORIG/MAINTAINERS" "$maintainers"
+patch -s "$maintainers" < "$TOP/MAINTAINERS.patch"
+maintainers_step() {
+	python3 - "$maintainers" "$repo" <<'PY'
+import glob, os, sys
+full, repo = sys.argv[1], sys.argv[2]
+out = []
+entry = False
+for line in open(full):
+    if not line.strip():
+        entry = False
+    elif line.startswith('KSTATS - '):
+        entry = True
+    if entry and line.startswith('F:\t'):
+        if not glob.glob(os.path.join(repo, line[3:].strip())):
+            continue
+    out.append(line)
+open(os.path.join(repo, 'MAINTAINERS'), 'w').write(''.join(out))
+PY
+}
+
+step "writing the series against linux-source-6.12 $(src_version)"
+rm -rf "$repo" "$out"
+mkdir -p "$repo" "$out"
+cp -a "$ORIG/." "$repo/"
+git -C "$repo" init -q
+git -C "$repo" add -A
+git -C "$repo" -c user.name=base -c user.email=base@localhost \
+	commit -q -m "linux-source-6.12 $(src_version): the files kstats changes"
+for s in "${steps[@]}"; do
+	IFS='|' read -r subject files patches body <<<"$s"
+	for f in $files; do
+		mkdir -p "$repo/$(dirname "$f")"
+		(cd "$TOP" && git ls-files --cached --others --exclude-standard -- "$f") |
+			while read -r g; do
+				mkdir -p "$repo/$(dirname "$g")"
+				cp "$TOP/$g" "$repo/$g"
+			done
+	done
+	for p in $patches; do
+		git -C "$repo" apply "$TOP/$p"
+	done
+	maintainers_step
+	git -C "$repo" add -A
+	printf '%s\n\n%s\n\nSigned-off-by: %s\n' "$subject" "$body" "$ident" |
+		git -C "$repo" -c user.name="${ident% <*}" -c user.email="$(echo "$ident" | sed 's/.*<\(.*\)>/\1/')" \
+			commit -q -F -
+done
+git -C "$repo" format-patch -q --cover-letter -o "$out" HEAD~${#steps[@]}
+cover=$(ls "$out"/0000-*.patch)
+python3 - "$cover" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+s = s.replace('*** SUBJECT HERE ***', 'kstats: per-CPU latency distributions in debugfs')
+s = s.replace('*** BLURB HERE ***', '''kstats measures how long kernel code takes and keeps the whole latency
+distribution, not an average: per-CPU log-linear histograms with a chosen
+resolution, recorded without locks or atomics, read as one text line per
+slot and CPU from /sys/kernel/debug/kstats/NAME, ready for grep, awk and
+gnuplot. Code is instrumented by hand with kstats_record(), or on a
+running kernel through /sys/kernel/debug/kstats/_control with kretprobes,
+fprobes, kprobe pairs and tracepoint pairs.
+
+This follows the kstats RFC of 2020 (same slot numbering, output format
+and commands) and answers its review: fprobe-based attach, measured
+costs (Documentation/dev-tools/kstats.rst), KUnit suites, kselftests, a
+userspace tool and a benchmark module.
+
+Tested on x86_64 (qemu, 4 CPUs) and UML with the KUnit suites and the
+kselftests of the series.''')
+open(p, 'w').write(s)
+PY
+step "series in ${out#"$TOP"/}: $(ls "$out" | wc -l) files"
+
+[ "${1:-}" = --check ] || exit 0
+set +e
+
+# The checks, as PASS/FAIL lines for harness/check.sh.
+status=0
+check() { if [ "$1" -eq 0 ]; then echo "PASS: $2"; else echo "FAIL: $2"; status=1; fi; }
+
+am=$WORK/series-am
+rm -rf "$am"
+mkdir -p "$am"
+cp -a "$ORIG/." "$am/"
+git -C "$am" init -q
+git -C "$am" add -A
+git -C "$am" -c user.name=base -c user.email=base@localhost commit -q -m base
+git -C "$am" -c user.name=am -c user.email=am@localhost am -q \
+	$(ls "$out"/0*-*.patch | grep -v '/0000-') \
+	>"$WORK/series-am.log" 2>&1
+r=$?
+[ $r -eq 0 ] || cat "$WORK/series-am.log"
+check $r "patches: the series applies with git am to pristine 6.12 files"
+
+# The series builds this repository's tree: every file the same.
+bad=0
+for f in $(cd "$TOP" && git ls-files --cached --others --exclude-standard \
+		include lib kernel samples tools Documentation); do
+	cmp -s "$TOP/$f" "$am/$f" || { echo "differs: $f"; bad=1; }
+done
+for f in $(cd "$ORIG" && find . -type f); do
+	cmp -s "$SRC/$f" "$am/$f" || { echo "differs: $f"; bad=1; }
+done
+check $bad "patches: the series gives this repository's files"
+
+for p in "$out"/0*-*.patch; do
+	[ "$(basename "$p")" = "$(basename "$cover")" ] && continue
+	res=$(perl "$SRC/scripts/checkpatch.pl" --strict --no-tree --terse \
+		--show-types - < "$p" 2>&1 | grep -E '(ERROR|WARNING):')
+	[ -z "$res" ] || echo "$res"
+	check $([ -z "$res" ]; echo $?) "patches: checkpatch --strict $(basename "$p")"
+done
+exit $status
