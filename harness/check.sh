@@ -24,6 +24,26 @@ finish() {
 	exit
 }
 
+# count_selftests LOG WHERE: the KTAP results of each kselftest in LOG,
+# one "ok"/"not ok" line per test, between its BEGIN and END markers.
+count_selftests() {
+	local t name out plan ok skip bad
+	for t in "$TOP"/tools/testing/selftests/kstats/*test.sh; do
+		name=$(basename "$t")
+		out=$(sed -n "/^KSTATS_SELFTEST_BEGIN $name\$/,/^KSTATS_SELFTEST_END/p" "$1")
+		plan=$(echo "$out" | sed -n 's/^1\.\.\([0-9]*\).*$/\1/p' | head -n 1)
+		ok=$(echo "$out" | grep -cE '^ok [0-9]+')
+		skip=$(echo "$out" | grep -cE '^ok [0-9]+ .*# SKIP')
+		bad=$(echo "$out" | grep -cE '^not ok [0-9]+')
+		PASSED=$((PASSED + ok - skip))
+		SKIPPED=$((SKIPPED + skip))
+		FAILED=$((FAILED + bad))
+		if [ -z "$plan" ] || [ $((ok + bad)) -ne "$plan" ]; then
+			fail "kselftest $name$2: ran $((ok + bad)) of ${plan:-?} tests"
+		fi
+	done
+}
+
 LOGS=$(mktemp -d "${TMPDIR:-/tmp}/kstats-check.XXXXXX")
 echo "logs in $LOGS"
 
@@ -35,7 +55,7 @@ if ! "$HARNESS/tree.sh" > "$LOGS/tree.log" 2>&1; then
 fi
 set_paths
 
-step "[1/5] checkpatch --strict, kernel-doc and docutils on the sources"
+step "[1/6] checkpatch --strict, kernel-doc and docutils on the sources"
 cd "$TOP"
 kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.[ch]' 'kernel/*.[ch]' 'samples/*.[ch]' \
 	'tools/testing/selftests/*.sh')
@@ -84,7 +104,7 @@ for f in $(git ls-files --cached --others --exclude-standard 'Documentation/*.rs
 	result $? "reStructuredText of $f"
 done
 
-step "[2/5] KUnit suite in UML (first run builds UML: a few minutes)"
+step "[2/6] KUnit suite in UML (first run builds UML: a few minutes)"
 "$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
 krc=$?
 grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|^# |not ok|Ran [0-9]+ tests' "$LOGS/kunit.log" |
@@ -105,7 +125,7 @@ else
 	echo "KUnit: $summary"
 fi
 
-step "[3/5] KUnit and kselftests in the x86_64 VM (first run builds the kernel: a few minutes)"
+step "[3/6] KUnit and kselftests in the x86_64 VM (first run builds the kernel: a few minutes)"
 sel=$TOP/tools/testing/selftests
 # The selftests' helper, static: the VM has no libc.
 gcc -static -O2 -Wall -Wextra -Werror -o "$LOGS/kstats_helper" \
@@ -132,27 +152,13 @@ for suite in kstats kstats_trace; do
 	FAILED=$((FAILED + $2))
 	SKIPPED=$((SKIPPED + $3))
 done
-# kselftests: KTAP, one "ok"/"not ok" line per test.
-for t in "$sel"/kstats/*test.sh; do
-	name=$(basename "$t")
-	out=$(sed -n "/^KSTATS_SELFTEST_BEGIN $name\$/,/^KSTATS_SELFTEST_END/p" "$LOGS/vm.log")
-	plan=$(echo "$out" | sed -n 's/^1\.\.\([0-9]*\).*$/\1/p' | head -n 1)
-	ok=$(echo "$out" | grep -cE '^ok [0-9]+')
-	skip=$(echo "$out" | grep -cE '^ok [0-9]+ .*# SKIP')
-	bad=$(echo "$out" | grep -cE '^not ok [0-9]+')
-	PASSED=$((PASSED + ok - skip))
-	SKIPPED=$((SKIPPED + skip))
-	FAILED=$((FAILED + bad))
-	if [ -z "$plan" ] || [ $((ok + bad)) -ne "$plan" ]; then
-		fail "kselftest $name: ran $((ok + bad)) of ${plan:-?} tests"
-	fi
-done
+count_selftests "$LOGS/vm.log" ""
 if [ "$vrc" -ne 0 ] && ! grep -qE '^(not ok|# Totals: pass:[0-9]+ fail:[1-9])' "$LOGS/vm.log"; then
 	tail -n 60 "$LOGS/vm.log"
 	fail "the VM run failed (exit $vrc)"
 fi
 
-step "[4/5] gnuplot on the metric captured in the VM"
+step "[4/6] gnuplot on the metric captured in the VM"
 if [ -s "$LOGS/sample_kmalloc" ]; then
 	for what in pdf cdf; do
 		"$HARNESS/plot.sh" "$LOGS/sample_kmalloc" "$what" > "$LOGS/plot-$what.txt" 2>&1
@@ -163,7 +169,7 @@ if [ -s "$LOGS/sample_kmalloc" ]; then
 else
 	fail "gnuplot: no metric captured in the VM"
 fi
-step "[5/5] tools/kstats: build, tests on generated fixtures, fuzzing, plots"
+step "[5/6] tools/kstats: build, tests on generated fixtures, fuzzing, plots"
 need_pkgs gnuplot-nox prometheus clang libclang-rt-14-dev
 tk=$TOP/tools/kstats
 make -s -C "$tk" clean
@@ -212,4 +218,18 @@ else
 	cat "$LOGS/fuzz-build.log"
 	fail "build the fuzz target"
 fi
+step "[6/6] the out-of-tree modules on Debian's own kernels (6.12 and 6.1)"
+for series in 6.12 6.1; do
+	"$HARNESS/stock.sh" "$series" > "$LOGS/stock-$series.log" 2>&1
+	while read -r verdict name; do
+		if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
+	done < <(grep -E '^(PASS|FAIL): ' "$LOGS/stock-$series.log")
+	if grep -q '^KSTATS_SELFTEST_BEGIN' "$LOGS/stock-$series.log"; then
+		grep -E '^(not ok|stock kernel)' "$LOGS/stock-$series.log" || true
+		count_selftests "$LOGS/stock-$series.log" " on Debian's $series kernel"
+	else
+		tail -n 40 "$LOGS/stock-$series.log"
+		fail "kselftests on Debian's $series kernel: did not run"
+	fi
+done
 finish

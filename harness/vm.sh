@@ -9,6 +9,9 @@
 # exit status. Every boot has a timeout (VM_TIMEOUT seconds); a guest that
 # hangs, panics or prints a kernel splat is a failure, shown with its
 # console log.
+#
+# VM_KERNEL and VM_MODULES (a directory holding lib/modules/RELEASE) boot
+# another kernel, such as a distribution's, instead of the test kernel.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -23,25 +26,36 @@ shell) ;;
 esac
 
 need_pkgs $VM_PKGS
-"$HARNESS/build-x86.sh"
 set_paths
+if [ -z "${VM_KERNEL:-}" ]; then
+	"$HARNESS/build-x86.sh"
+	VM_KERNEL=$BUILD_X86/arch/x86/boot/bzImage
+	VM_MODULES=$BUILD_X86/modinst
+	stamp=$BUILD_X86/.kstats-built
+else
+	stamp=$VMDIR/stamp.$$
+	mkdir -p "$VMDIR"
+	find "$VM_MODULES" -type f | sort | xargs cat "$VM_KERNEL" | sha256sum > "$stamp"
+fi
 mkdir -p "$VMDIR"
-kimage=$BUILD_X86/arch/x86/boot/bzImage
+kimage=$VM_KERNEL
 
 # The base initramfs: busybox, /init and the modules; rebuilt with them.
-base=$VMDIR/base.cpio
-key=$(hash_of "$BUILD_X86/.kstats-built" "$HARNESS/vm-init.sh" /bin/busybox)
-if [ ! -e "$base" ] || [ "$(cat "$base.key" 2>/dev/null)" != "$key" ]; then
+key=$(hash_of "$stamp" "$HARNESS/vm-init.sh" /bin/busybox)
+[ "$stamp" = "$VMDIR/stamp.$$" ] && rm -f "$stamp"
+base=$VMDIR/base-$key.cpio
+if [ ! -e "$base" ]; then
 	step "building the VM's initramfs (busybox, modules)"
+	rm -f "$VMDIR"/base-*.cpio
 	stage=$VMDIR/base.stage
 	rm -rf "$stage"
 	mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc,lib}
 	cp /bin/busybox "$stage/bin/busybox"
 	cp "$HARNESS/vm-init.sh" "$stage/init"
 	chmod 755 "$stage/init"
-	cp -a "$BUILD_X86/modinst/lib/modules" "$stage/lib/"
-	(cd "$stage" && find . | cpio -o -H newc -R 0:0 --quiet) > "$base"
-	echo "$key" > "$base.key"
+	cp -a "$VM_MODULES/lib/modules" "$stage/lib/"
+	(cd "$stage" && find . | cpio -o -H newc -R 0:0 --quiet) > "$base.tmp"
+	mv "$base.tmp" "$base"
 	rm -rf "$stage"
 fi
 

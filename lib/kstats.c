@@ -183,10 +183,12 @@ static int kstats_snapshot_add(struct kstats_snapshot *snap,
 	if (snap->nr_lines == snap->max_lines) {
 		size_t max = max_t(size_t, 64, 2 * snap->max_lines);
 
-		line = kvrealloc(snap->lines, array_size(max, sizeof(*line)),
-				 GFP_KERNEL);
+		line = kvmalloc_array(max, sizeof(*line), GFP_KERNEL);
 		if (!line)
 			return -ENOMEM;
+		if (snap->nr_lines)
+			memcpy(line, snap->lines, snap->nr_lines * sizeof(*line));
+		kvfree(snap->lines);
 		snap->lines = line;
 		snap->max_lines = max;
 	}

@@ -39,7 +39,10 @@ struct kstats_trace_cmd {
 	unsigned int bits;
 };
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Visible to the KUnit suite only (VISIBLE_IF_KUNIT). */
 int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd);
 int kstats_trace_exec(const char *buf, size_t len);
+#endif
 
 #endif /* _KERNEL_TRACE_KSTATS_TRACE_H */

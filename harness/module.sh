@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# usage: harness/module.sh [KDIR]
+#
+# Builds kstats.ko, kstats_trace.ko and the sample modules out of tree
+# against an installed kernel's headers (default: the running kernel's),
+# from this repository's sources, in build/module-RELEASE/.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+kdir=${1:-/lib/modules/$(uname -r)/build}
+[ -e "$kdir/Makefile" ] ||
+	die "no kernel headers in $kdir (apt-get install linux-headers-$(uname -r))"
+release=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
+	"$kdir/include/generated/utsrelease.h")
+[ -n "$release" ] || die "$kdir: no include/generated/utsrelease.h"
+out=$TOP/build/module-$release
+step "building the kstats modules for $release in ${out#"$TOP"/}"
+mkdir -p "$out"
+(cd "$TOP" && git ls-files --cached --others --exclude-standard Kbuild dkms.conf \
+	include/linux/kstats.h lib/kstats.c kernel/trace/kstats_trace.c \
+	kernel/trace/kstats_trace.h samples/kstats/kstats_sample.c \
+	samples/kstats/kstats_bench.c) | rsync -rc --files-from=- "$TOP/" "$out/"
+# Older kernels' APIs, told apart by their headers rather than versions.
+fprobe_h=$(ls "$kdir"/include/linux/fprobe.h "$kdir"/../*/include/linux/fprobe.h \
+	2>/dev/null | head -n 1)
+if [ -n "$fprobe_h" ] && ! grep -q 'unsigned long ret_ip' "$fprobe_h"; then
+	step "this kernel's fprobe handlers take no return address: compat/fprobe-no-ret-ip.patch"
+	patch -s -p1 -d "$out" < "$TOP/compat/fprobe-no-ret-ip.patch"
+fi
+make -C "$kdir" M="$out" modules
+ls "$out"/*.ko

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# usage: harness/stock.sh SERIES...     (SERIES: 6.12, 6.1)
+#
+# kstats on Debian's own kernels: for each series, the newest
+# linux-headers and linux-image apt offers, the modules built out of tree
+# against those headers (harness/module.sh), and the kselftests run in the
+# VM booted on Debian's kernel with the modules loaded by modprobe.
+set -eu
+. "$(dirname "$0")/lib.sh"
+need_pkgs $VM_PKGS kmod
+[ $# -ge 1 ] || die "usage: $0 SERIES..."
+
+newest() {
+	apt-cache search --names-only "^linux-image-$1[.-].*amd64\$" 2>/dev/null |
+		awk '{ print $1 }' | grep -vE -- '-(rt|cloud|dbg)-|unsigned' |
+		sed 's/^linux-image-//' | sort -V | tail -n 1
+}
+
+[ -e "$KSTATS_CACHE/.apt-updated" ] || need_pkgs apt-utils
+set_paths
+sel=$TOP/tools/testing/selftests
+rc=0
+for series in "$@"; do
+	release=$(newest "$series")
+	[ -n "$release" ] || die "apt offers no linux-image-$series.*-amd64"
+	step "Debian's $release: headers, image, modules"
+	need_pkgs "linux-headers-$release" "linux-image-$release"
+	"$HARNESS/module.sh" "/usr/src/linux-headers-$release" > "$WORK/module-$release.log" 2>&1 ||
+		{ tail -n 30 "$WORK/module-$release.log"; echo "FAIL: build the modules for $release"; rc=1; continue; }
+	echo "PASS: modules built against linux-headers-$release"
+	mods=$WORK/stock-$release
+	rm -rf "$mods"
+	mkdir -p "$mods/lib/modules/$release/extra"
+	cp "$TOP/build/module-$release"/*.ko "$mods/lib/modules/$release/extra/"
+	depmod -b "$mods" "$release"
+	gcc -static -O2 -Wall -Wextra -Werror -o "$WORK/kstats_helper" \
+		"$sel/kstats/kstats_helper.c"
+	VM_KERNEL=/boot/vmlinuz-$release VM_MODULES=$mods \
+		"$HARNESS/vm.sh" run "$HARNESS/guest-stock.sh" "$sel"/kstats/*.sh \
+		"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
+		"$WORK/kstats_helper" || rc=1
+done
+exit $rc
