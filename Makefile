@@ -5,12 +5,13 @@
 
 H := harness
 
-.PHONY: help demo check module patches kunit kernel bench bench-kstats bench-trace bench-tool vm-shell vm-run clean-cache
+.PHONY: help demo check module dkms patches kunit kernel bench bench-kstats bench-trace bench-tool vm-shell vm-run clean-cache
 
 help:
 	@echo "make demo                     build, boot the VM, show the sample's distribution"
 	@echo "make check                    every test; ends with 'N passed, N failed'"
 	@echo "make module [KDIR=...]        kstats.ko and friends for an installed kernel"
+	@echo "make dkms                     install the modules with DKMS for the running kernel"
 	@echo "make patches                  the upstream patch series, in build/patches"
 	@echo "make kunit                    the KUnit suite in UML"
 	@echo "make kernel                   build the VM's x86_64 kernel and modules"
@@ -30,6 +31,9 @@ check:
 
 module:
 	@$(H)/module.sh $(KDIR)
+
+dkms:
+	@$(H)/dkms.sh install
 
 patches:
 	@$(H)/patches.sh

@@ -22,8 +22,10 @@ mkdir -p "$out"
 	kernel/trace/kstats_trace.h samples/kstats/kstats_sample.c \
 	samples/kstats/kstats_bench.c) | rsync -rc --files-from=- "$TOP/" "$out/"
 # Older kernels' APIs, told apart by their headers rather than versions.
-fprobe_h=$(ls "$kdir"/include/linux/fprobe.h "$kdir"/../*/include/linux/fprobe.h \
-	2>/dev/null | head -n 1)
+# Debian splits headers: $kdir/Makefile includes the common part's.
+common=$(sed -n 's|^include \(/.*\)/Makefile$|\1|p' "$kdir/Makefile" | head -n 1)
+fprobe_h=$(ls "$kdir/include/linux/fprobe.h" "$kdir/source/include/linux/fprobe.h" \
+	${common:+"$common/include/linux/fprobe.h"} 2>/dev/null | head -n 1)
 if [ -n "$fprobe_h" ] && ! grep -q 'unsigned long ret_ip' "$fprobe_h"; then
 	step "this kernel's fprobe handlers take no return address: compat/fprobe-no-ret-ip.patch"
 	patch -s -p1 -d "$out" < "$TOP/compat/fprobe-no-ret-ip.patch"

@@ -29,6 +29,13 @@ for series in "$@"; do
 	"$HARNESS/module.sh" "/usr/src/linux-headers-$release" > "$WORK/module-$release.log" 2>&1 ||
 		{ tail -n 30 "$WORK/module-$release.log"; echo "FAIL: build the modules for $release"; rc=1; continue; }
 	echo "PASS: modules built against linux-headers-$release"
+	if "$HARNESS/dkms.sh" build "$release" > "$WORK/dkms-$release.log" 2>&1; then
+		echo "PASS: dkms build for $release"
+	else
+		tail -n 20 "$WORK/dkms-$release.log"
+		echo "FAIL: dkms build for $release"
+		rc=1
+	fi
 	mods=$WORK/stock-$release
 	rm -rf "$mods"
 	mkdir -p "$mods/lib/modules/$release/extra"
