@@ -104,6 +104,17 @@ for f in $(git ls-files --cached --others --exclude-standard 'Documentation/*.rs
 	result $? "reStructuredText of $f"
 done
 
+# The kernel's own documentation build, on Documentation/dev-tools.
+need_pkgs python3-sphinx python3-sphinx-rtd-theme python3-yaml
+make -C "$SRC" O="$WORK/build-docs" SPHINXDIRS=dev-tools PYTHON3=/usr/bin/python3 \
+	SPHINXBUILD=/usr/bin/sphinx-build htmldocs > "$LOGS/htmldocs.log" 2>&1
+r=$?
+html=$WORK/build-docs/Documentation/output/dev-tools/kstats.html
+warn=$(grep -E 'kstats' "$LOGS/htmldocs.log" | grep -iE 'warning|error')
+[ -z "$warn" ] || echo "$warn"
+[ $r -eq 0 ] && [ -z "$warn" ] && grep -q 'kstats_record' "$html" && grep -q 'kstats_create' "$html"
+result $? "make htmldocs: dev-tools/kstats.html with the API, no warning about kstats"
+
 step "[2/6] KUnit suite in UML (first run builds UML: a few minutes)"
 "$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
 krc=$?
