@@ -5,7 +5,7 @@
 
 H := harness
 
-.PHONY: help demo check module dkms patches kunit kernel bench bench-kstats bench-trace bench-tool vm-shell vm-run clean-cache
+.PHONY: help demo check module dkms patches patches-build kunit kernel bench bench-kstats bench-trace bench-tool vm-shell vm-run clean-cache
 
 help:
 	@echo "make demo                     build, boot the VM, show the sample's distribution"
@@ -13,6 +13,7 @@ help:
 	@echo "make module [KDIR=...]        kstats.ko and friends for an installed kernel"
 	@echo "make dkms                     install the modules with DKMS for the running kernel"
 	@echo "make patches                  the upstream patch series, in build/patches"
+	@echo "make patches-build            build the test kernel after each patch (long)"
 	@echo "make kunit                    the KUnit suite in UML"
 	@echo "make kernel                   build the VM's x86_64 kernel and modules"
 	@echo "make bench                    every benchmark below, figures printed"
@@ -37,6 +38,9 @@ dkms:
 
 patches:
 	@$(H)/patches.sh
+
+patches-build:
+	@$(H)/patches.sh --build
 
 kunit:
 	@$(H)/kunit.sh

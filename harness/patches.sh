@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# usage: harness/patches.sh [--check]
+# usage: harness/patches.sh [--check | --build]
 #
 # Writes kstats as a patch series against Debian's pristine linux-source-6.12,
 # one logical change per patch, with a cover letter, into build/patches/.
 # With --check, also verifies it, printing PASS/FAIL lines: the series
 # applies with git am to the pristine files, every patch is checkpatch
-# --strict clean, and the result is this repository's tree.
+# --strict clean, and the result is this repository's tree. With --build,
+# builds the test kernel after each patch (bisectability; long: a full
+# build, then one per patch).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -149,6 +151,35 @@ open(p, 'w').write(s)
 PY
 step "series in ${out#"$TOP"/}: $(ls "$out" | wc -l) files"
 
+if [ "${1:-}" = --build ]; then
+	bis=$WORK/bisect
+	step "a pristine tree (hard links) in $bis/linux"
+	rm -rf "$bis/linux"
+	mkdir -p "$bis/build"
+	cp -al "$SRC" "$bis/linux"
+	(cd "$bis/linux" && xargs rm -f < .kstats-overlay && rm -f .kstats-overlay)
+	(cd "$ORIG" && find . -type f) | while read -r f; do
+		cp --remove-destination "$ORIG/$f" "$bis/linux/$f"
+	done
+	mk() { make -C "$bis/linux" O="$bis/build" ARCH=x86_64 "$(cc_opts)" "$@"; }
+	mk -s tinyconfig > /dev/null
+	status=0
+	for p in $(ls "$out"/0*-*.patch | grep -v '/0000-'); do
+		patch -s -p1 -d "$bis/linux" < "$p"
+		"$bis/linux/scripts/kconfig/merge_config.sh" -m -O "$bis/build" \
+			"$bis/build/.config" "$HARNESS/x86_64.config" > /dev/null 2>&1
+		mk -s olddefconfig > /dev/null
+		step "building after $(basename "$p")"
+		if mk -s -j"$JOBS" bzImage modules > "$bis/build.log" 2>&1; then
+			echo "PASS: patches: the test kernel builds after $(basename "$p")"
+		else
+			tail -n 20 "$bis/build.log"
+			echo "FAIL: patches: the test kernel builds after $(basename "$p")"
+			status=1
+		fi
+	done
+	exit $status
+fi
 [ "${1:-}" = --check ] || exit 0
 set +e
 
