@@ -55,7 +55,7 @@ if ! "$HARNESS/tree.sh" > "$LOGS/tree.log" 2>&1; then
 fi
 set_paths
 
-step "[1/6] checkpatch --strict, kernel-doc and docutils on the sources"
+step "[1/7] checkpatch --strict, kernel-doc and docutils on the sources"
 cd "$TOP"
 kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.[ch]' 'kernel/*.[ch]' 'samples/*.[ch]' \
 	'tools/testing/selftests/*.sh')
@@ -115,7 +115,7 @@ warn=$(grep -E 'kstats' "$LOGS/htmldocs.log" | grep -iE 'warning|error')
 [ $r -eq 0 ] && [ -z "$warn" ] && grep -q 'kstats_record' "$html" && grep -q 'kstats_create' "$html"
 result $? "make htmldocs: dev-tools/kstats.html with the API, no warning about kstats"
 
-step "[2/6] KUnit suite in UML (first run builds UML: a few minutes)"
+step "[2/7] KUnit suite in UML (first run builds UML: a few minutes)"
 "$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
 krc=$?
 grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|^# |not ok|Ran [0-9]+ tests' "$LOGS/kunit.log" |
@@ -136,7 +136,7 @@ else
 	echo "KUnit: $summary"
 fi
 
-step "[3/6] KUnit and kselftests in the x86_64 VM (first run builds the kernel: a few minutes)"
+step "[3/7] KUnit and kselftests in the x86_64 VM (first run builds the kernel: a few minutes)"
 sel=$TOP/tools/testing/selftests
 # The selftests' helper, static: the VM has no libc.
 gcc -static -O2 -Wall -Wextra -Werror -o "$LOGS/kstats_helper" \
@@ -169,7 +169,7 @@ if [ "$vrc" -ne 0 ] && ! grep -qE '^(not ok|# Totals: pass:[0-9]+ fail:[1-9])' "
 	fail "the VM run failed (exit $vrc)"
 fi
 
-step "[4/6] gnuplot on the metric captured in the VM"
+step "[4/7] gnuplot on the metric captured in the VM"
 if [ -s "$LOGS/sample_kmalloc" ]; then
 	for what in pdf cdf; do
 		"$HARNESS/plot.sh" "$LOGS/sample_kmalloc" "$what" > "$LOGS/plot-$what.txt" 2>&1
@@ -180,7 +180,7 @@ if [ -s "$LOGS/sample_kmalloc" ]; then
 else
 	fail "gnuplot: no metric captured in the VM"
 fi
-step "[5/6] tools/kstats: build, tests on generated fixtures, fuzzing, plots"
+step "[5/7] tools/kstats: build, tests on generated fixtures, fuzzing, plots"
 need_pkgs gnuplot-nox prometheus clang libclang-rt-14-dev
 tk=$TOP/tools/kstats
 make -s -C "$tk" clean
@@ -229,7 +229,7 @@ else
 	cat "$LOGS/fuzz-build.log"
 	fail "build the fuzz target"
 fi
-step "[6/6] the out-of-tree modules on Debian's own kernels (6.12 and 6.1)"
+step "[6/7] the out-of-tree modules on Debian's own kernels (6.12 and 6.1)"
 for series in 6.12 6.1; do
 	"$HARNESS/stock.sh" "$series" > "$LOGS/stock-$series.log" 2>&1
 	while read -r verdict name; do
@@ -243,4 +243,11 @@ for series in 6.12 6.1; do
 		fail "kselftests on Debian's $series kernel: did not run"
 	fi
 done
+step "[7/7] the series is bisectable: the test kernel builds after each patch"
+"$HARNESS/patches.sh" --build > "$LOGS/bisect.log" 2>&1
+grep -qE '^(PASS|FAIL): ' "$LOGS/bisect.log" || { tail -n 30 "$LOGS/bisect.log"; fail "patches: bisect build did not run"; }
+grep -q '^FAIL: ' "$LOGS/bisect.log" && grep -B 22 '^FAIL: ' "$LOGS/bisect.log" | grep -v '^PASS'
+while read -r verdict name; do
+	if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
+done < <(grep -E '^(PASS|FAIL): ' "$LOGS/bisect.log")
 finish
