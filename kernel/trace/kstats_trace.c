@@ -128,18 +128,34 @@ static void kstats_trace_close(struct kstats_trace *t, u64 now)
 		atomic_long_inc(&t->missed);
 }
 
+/* A call: the gap since the last return, and the entry time kept. */
+static void kstats_trace_enter(struct kstats_trace *t, u64 now, u64 *entry)
+{
+	kstats_trace_gap(t, now);
+	if (entry)
+		*entry = now;
+	else
+		kstats_trace_open(t, now);
+}
+
+/* A return: the call's time, and the start of the next gap. */
+static void kstats_trace_return(struct kstats_trace *t, u64 now, u64 *entry)
+{
+	if (entry)
+		kstats_record(t->ks, now - *entry);
+	else
+		kstats_trace_close(t, now);
+	this_cpu_write(t->cpu->last_ret, now);
+}
+
 static int kstats_trace_krp_entry(struct kretprobe_instance *ri,
 				  struct pt_regs *regs)
 {
 	struct kstats_trace *t = container_of(get_kretprobe(ri),
 					      struct kstats_trace, krp);
-	u64 now = kstats_trace_now();
-
-	kstats_trace_gap(t, now);
-	if (t->mode == KSTATS_TRACE_PCPU)
-		kstats_trace_open(t, now);
-	else
-		*(u64 *)ri->data = now;
+	/* pcpu: keeps the entry time per CPU, not in the instance. */
+	kstats_trace_enter(t, kstats_trace_now(),
+			   t->mode == KSTATS_TRACE_PCPU ? NULL : (u64 *)ri->data);
 	return 0;
 }
 
@@ -150,13 +166,8 @@ static int kstats_trace_krp_return(struct kretprobe_instance *ri,
 {
 	struct kstats_trace *t = container_of(get_kretprobe(ri),
 					      struct kstats_trace, krp);
-	u64 now = kstats_trace_now();
-
-	if (t->mode == KSTATS_TRACE_PCPU)
-		kstats_trace_close(t, now);
-	else
-		kstats_record(t->ks, now - *(u64 *)ri->data);
-	this_cpu_write(t->cpu->last_ret, now);
+	kstats_trace_return(t, kstats_trace_now(),
+			    t->mode == KSTATS_TRACE_PCPU ? NULL : (u64 *)ri->data);
 	return 0;
 }
 
@@ -166,11 +177,8 @@ static int kstats_trace_fp_entry(struct fprobe *fp, unsigned long ip,
 				 unsigned long ret_ip, struct pt_regs *regs,
 				 void *data)
 {
-	struct kstats_trace *t = container_of(fp, struct kstats_trace, fp);
-	u64 now = kstats_trace_now();
-
-	kstats_trace_gap(t, now);
-	*(u64 *)data = now;
+	kstats_trace_enter(container_of(fp, struct kstats_trace, fp),
+			   kstats_trace_now(), data);
 	return 0;
 }
 
@@ -180,11 +188,8 @@ static void kstats_trace_fp_exit(struct fprobe *fp, unsigned long ip,
 				 unsigned long ret_ip, struct pt_regs *regs,
 				 void *data)
 {
-	struct kstats_trace *t = container_of(fp, struct kstats_trace, fp);
-	u64 now = kstats_trace_now();
-
-	kstats_record(t->ks, now - *(u64 *)data);
-	this_cpu_write(t->cpu->last_ret, now);
+	kstats_trace_return(container_of(fp, struct kstats_trace, fp),
+			    kstats_trace_now(), data);
 }
 
 NOKPROBE_SYMBOL(kstats_trace_fp_exit);
