@@ -13,7 +13,7 @@ trap 'rm -rf "$out"' EXIT
 gcc -static -O2 -Wall -Wextra -Werror -o "$out/kstats_helper" \
 	"$TOP/tools/testing/selftests/kstats/kstats_helper.c"
 {
-	echo "CALLS=${CALLS:-100000} ROUNDS=${ROUNDS:-5}"
+	echo "CALLS=${CALLS:-100000} ROUNDS=${ROUNDS:-5}${CASES:+ CASES=\"$CASES\"}"
 	cat "$HARNESS/guest-bench-trace.sh"
 } > "$out/bench-trace.sh"
 step "measuring (a few minutes under TCG)"

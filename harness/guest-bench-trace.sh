@@ -3,8 +3,9 @@
 # Runs in the VM for `make bench-trace`: what a caller of a traced syscall
 # pays, per call, with each form of kstats_trace and with the kernel's own
 # probe events with a histogram trigger: a kprobe event at entry
-# (kprobe_hist), and kprobe plus kretprobe events (kretprobe_hist, two
-# events per call like the entry/return forms of kstats_trace). The rounds interleave the cases,
+# (kprobe_hist), kprobe plus kretprobe events (kretprobe_hist) and fprobe
+# entry plus exit events (fprobe_hist), two events per call like the
+# entry/return forms of kstats_trace. The rounds interleave the cases,
 # so that they see the same machine; the median of the rounds is printed,
 # and its ratio to the untraced call.
 set -eu
@@ -14,10 +15,14 @@ CTL=/sys/kernel/debug/kstats/_control
 T=/sys/kernel/tracing
 CALLS=${CALLS:-100000}
 ROUNDS=${ROUNDS:-5}
-CASES="untraced kretprobe pcpu fprobe kprobe_hist kretprobe_hist"
+CASES=${CASES:-"untraced kretprobe pcpu fprobe kprobe_hist kretprobe_hist fprobe_hist"}
 
 modprobe kstats_trace
 mount -t tracefs nodev "$T"
+# fprobe events find a function by the name ftrace gives its address, one
+# of the aliases there (__do_sys_getppid for __x64_sys_getppid).
+addr=$(awk -v f="$F" '$3 == f { print $1 }' /proc/kallsyms)
+FA=$(awk -v a="$addr" '$1 == a { print $2; exit }' "$T/available_filter_functions_addrs")
 
 ctl() { [ "$("$H" write "$CTL" "$1")" = OK ] || { echo "failed: $1"; exit 1; }; }
 
@@ -38,6 +43,13 @@ setup() {
 			echo 'hist:keys=common_pid' > "$T/events/kprobes/$e/trigger"
 			echo 1 > "$T/events/kprobes/$e/enable"
 		done ;;
+	fprobe_hist)
+		echo "f:kstats_entry $FA" >> "$T/dynamic_events"
+		echo "f:kstats_exit $FA%return" >> "$T/dynamic_events"
+		for e in kstats_entry kstats_exit; do
+			echo 'hist:keys=common_pid' > "$T/events/fprobes/$e/trigger"
+			echo 1 > "$T/events/fprobes/$e/enable"
+		done ;;
 	esac
 }
 
@@ -54,6 +66,12 @@ teardown() {
 			echo 0 > "$T/events/kprobes/$e/enable"
 			echo '!hist:keys=common_pid' > "$T/events/kprobes/$e/trigger"
 			echo "-:$e" >> "$T/kprobe_events"
+		done ;;
+	fprobe_hist)
+		for e in kstats_entry kstats_exit; do
+			echo 0 > "$T/events/fprobes/$e/enable"
+			echo '!hist:keys=common_pid' > "$T/events/fprobes/$e/trigger"
+			echo "-:$e" >> "$T/dynamic_events"
 		done ;;
 	esac
 }

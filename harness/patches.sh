@@ -42,18 +42,23 @@ and the debugfs files read and written through their file operations on
 a kernel mount of debugfs: format, counts, cumulative fractions, the
 commands, invalid names, duplicates, and a reader that outlives its
 metric."
-"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_kunit.c|patches/03-lib-kstats-trace.patch patches/04-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
+"fgraph: export the fgraph_ops interface to modules||patches/03-fgraph-export.patch|fprobe, a function graph user inside the kernel, hooks function entries
+and returns through fgraph_ops from Linux 6.14. Let a module do the same:
+export register_ftrace_graph() and unregister_ftrace_graph(), and the
+per-call storage of fgraph_reserve_data() and fgraph_retrieve_data().
+kstats_trace, which may be built as a module, times functions with them."
+"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_kunit.c|patches/04-lib-kstats-trace.patch patches/05-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
 /sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
 function from entry to return
 with a kretprobe, a kretprobe keeping the
-entry time per CPU (pcpu:) or an fprobe (fprobe:), and the code between
-two kprobes or tracepoints.
+entry time per CPU (pcpu:) or the function graph tracer (fprobe:), and
+the code between two kprobes or tracepoints.
 Bad commands fail with an errno and a warning and leave nothing behind.
 
 The KUnit suite tests the parser on a table of good and bad lines, and
 traces of its own functions, so it is built with the function tracer's
 flags like the ftrace selftest."
-"samples: add kstats samples|samples/kstats|patches/05-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
+"samples: add kstats samples|samples/kstats|patches/06-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
 timed on a kernel thread per CPU. kstats_bench is a microbenchmark of
 kernel functions and clocks built on kstats, which handles the usual
 traps (dead code, warm-up, data set, clock overhead, preemption,
@@ -68,7 +73,7 @@ their slot, MAD, a terminal histogram, JSON, CSV and OpenMetrics
 output, the samples of each interval of a live metric, the difference
 of two snapshots, and an A/B comparison with a two-sample test; and a
 gnuplot wrapper. Tests run on fixtures rendered from known samples."
-"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst|patches/06-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
+"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst|patches/07-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
 interface and the _control commands with their errors, the pairing
 rules of probes, the measured costs, the benchmark sample and the API."
 )

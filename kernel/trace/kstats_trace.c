@@ -8,7 +8,9 @@
  *   echo remove __do_softirq > /sys/kernel/debug/kstats/_control
  *
  * A function is timed from entry to return with a kretprobe (default), a
- * kretprobe keeping the entry time per CPU (pcpu:) or an fprobe (fprobe:).
+ * kretprobe keeping the entry time per CPU (pcpu:), or through ftrace alone
+ * (fprobe:, with the function graph tracer when built in the kernel tree,
+ * else with an fprobe).
  * A stretch of code is timed between two kprobes or tracepoints; the end
  * closes the start that the same CPU opened.
  *
@@ -21,6 +23,7 @@
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fprobe.h>
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/kstats.h>
 #include <linux/module.h>
@@ -73,6 +76,9 @@ struct kstats_trace {
 	union {
 		struct kretprobe krp;
 		struct fprobe fp;
+#ifdef CONFIG_KSTATS_TRACE_FGRAPH
+		struct fgraph_ops gops;
+#endif
 		struct {
 			struct kstats_trace_end start;
 			struct kstats_trace_end end;
@@ -193,6 +199,112 @@ static void kstats_trace_fp_exit(struct fprobe *fp, unsigned long ip,
 }
 
 NOKPROBE_SYMBOL(kstats_trace_fp_exit);
+
+#ifdef CONFIG_KSTATS_TRACE_FGRAPH
+/*
+ * fprobe: through the function graph tracer directly, as fprobe itself
+ * does from Linux 6.14: the entry is an ftrace callback without saved
+ * registers, the return a hook on the task's shadow return stack, and the
+ * entry time is kept on that stack, no object pool involved. The return
+ * hook may run preemptible: the per-CPU part runs with preemption off.
+ */
+static int kstats_trace_fg_entry(struct ftrace_graph_ent *trace,
+				 struct fgraph_ops *gops)
+{
+	struct kstats_trace *t = container_of(gops, struct kstats_trace, gops);
+	u64 now = kstats_trace_now();
+	u64 *entry = fgraph_reserve_data(gops->idx, sizeof(*entry));
+
+	guard(preempt_notrace)();
+	kstats_trace_gap(t, now);
+	if (!entry) {
+		/* The shadow stack is full: no return hook either. */
+		atomic_long_inc(&t->missed);
+		return 0;
+	}
+	*entry = now;
+	return 1;
+}
+
+static void kstats_trace_fg_return(struct ftrace_graph_ret *trace,
+				   struct fgraph_ops *gops)
+{
+	struct kstats_trace *t = container_of(gops, struct kstats_trace, gops);
+	u64 now = kstats_trace_now();
+	u64 *entry = fgraph_retrieve_data(gops->idx, NULL);
+
+	guard(preempt_notrace)();
+	if (entry)
+		kstats_trace_return(t, now, entry);
+	else
+		atomic_long_inc(&t->missed);
+}
+
+/*
+ * The address of a function, found the way a kprobe finds it, and only
+ * if kprobes would probe it: the probe is registered disabled, so that
+ * no code is patched, and removed at once. ftrace cannot be asked by
+ * name: it names a location by one of the symbols at its address, not
+ * always the one asked for (__do_sys_getppid for __x64_sys_getppid).
+ */
+static int kstats_trace_fg_addr(struct kstats_trace *t, unsigned long *addr)
+{
+	struct kprobe kp = {
+		.symbol_name = t->start.sym,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	int ret;
+
+	ret = register_kprobe(&kp);
+	if (ret) {
+		pr_warn("%s: cannot probe %s: %d\n", t->name, t->start.sym, ret);
+		return ret;
+	}
+	*addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	return 0;
+}
+
+static int kstats_trace_fg_attach(struct kstats_trace *t)
+{
+	unsigned long addr;
+	int ret;
+
+	ret = kstats_trace_fg_addr(t, &addr);
+	if (ret)
+		return ret;
+	ret = ftrace_set_filter_ip(&t->gops.ops, addr, 0, 1);
+	if (ret) {
+		pr_warn("%s: ftrace cannot hook %s: %d\n",
+			t->name, t->start.sym, ret);
+		return ret;
+	}
+	t->gops.entryfunc = kstats_trace_fg_entry;
+	t->gops.retfunc = kstats_trace_fg_return;
+	ret = register_ftrace_graph(&t->gops);
+	if (ret) {
+		pr_warn("%s: cannot hook the returns of %s: %d\n",
+			t->name, t->start.sym, ret);
+		ftrace_free_filter(&t->gops.ops);
+	}
+	return ret;
+}
+
+static void kstats_trace_fg_detach(struct kstats_trace *t)
+{
+	unregister_ftrace_graph(&t->gops);
+	ftrace_free_filter(&t->gops.ops);
+}
+#else
+static int kstats_trace_fg_attach(struct kstats_trace *t)
+{
+	return -EOPNOTSUPP;
+}
+
+static void kstats_trace_fg_detach(struct kstats_trace *t)
+{
+}
+#endif
 
 static int kstats_trace_kp_start(struct kprobe *p, struct pt_regs *regs)
 {
@@ -483,6 +595,8 @@ static int kstats_trace_attach(struct kstats_trace *t)
 				t->name, sym, ret);
 		return ret;
 	case KSTATS_TRACE_FPROBE:
+		if (IS_ENABLED(CONFIG_KSTATS_TRACE_FGRAPH))
+			return kstats_trace_fg_attach(t);
 		if (!IS_ENABLED(CONFIG_FPROBE)) {
 			pr_warn("%s: fprobe: needs CONFIG_FPROBE\n", t->name);
 			return -EOPNOTSUPP;
@@ -518,7 +632,10 @@ static void kstats_trace_detach(struct kstats_trace *t)
 		unregister_kretprobe(&t->krp);
 		break;
 	case KSTATS_TRACE_FPROBE:
-		unregister_fprobe(&t->fp);
+		if (IS_ENABLED(CONFIG_KSTATS_TRACE_FGRAPH))
+			kstats_trace_fg_detach(t);
+		else
+			unregister_fprobe(&t->fp);
 		break;
 	case KSTATS_TRACE_PAIR:
 		kstats_trace_detach_end(t, &t->pair.start, true);
@@ -689,6 +806,8 @@ static unsigned long kstats_trace_missed(struct kstats_trace *t)
 	case KSTATS_TRACE_PCPU:
 		return missed + t->krp.nmissed + t->krp.kp.nmissed;
 	case KSTATS_TRACE_FPROBE:
+		if (IS_ENABLED(CONFIG_KSTATS_TRACE_FGRAPH))
+			return missed;
 		return missed + t->fp.nmissed;
 	case KSTATS_TRACE_PAIR:
 		return missed + t->pair.start.kp.nmissed + t->pair.end.kp.nmissed;
