@@ -5,7 +5,7 @@
 
 H := harness
 
-.PHONY: help demo check module dkms patches patches-build kunit kernel bench bench-kstats bench-trace bench-tool vm-shell vm-run clean-cache
+.PHONY: help demo check module dkms patches patches-build kunit kernel bench bench-kstats bench-trace bench-tool torture kernel-debug vm-shell vm-run clean-cache
 
 help:
 	@echo "make demo                     build, boot the VM, show the sample's distribution"
@@ -20,6 +20,8 @@ help:
 	@echo "make bench-kstats             cost of kstats_record() and clocks, VM and native"
 	@echo "make bench-trace              cost per call of each kstats_trace form, in the VM"
 	@echo "make bench-tool               speed and memory of tools/kstats on 1,000,000 lines"
+	@echo "make torture [SECONDS=60]     abuse kstats on a KASAN/lockdep/kmemleak kernel"
+	@echo "make kernel-debug             build that debug kernel"
 	@echo "make vm-shell                 interactive shell in the VM"
 	@echo "make vm-run SCRIPT=path [VM_FILES=\"file ...\"]  run a script as root in the VM"
 	@echo "make clean-cache              remove the kernel tree and builds"
@@ -48,6 +50,9 @@ kunit:
 kernel:
 	@$(H)/build-x86.sh
 
+kernel-debug:
+	@$(H)/build-x86.sh debug
+
 bench: bench-kstats bench-trace bench-tool
 
 bench-kstats:
@@ -58,6 +63,9 @@ bench-trace:
 
 bench-tool:
 	@$(H)/bench-tool.sh
+
+torture:
+	@$(H)/torture.sh $(SECONDS)
 
 vm-shell:
 	@$(H)/vm.sh shell

@@ -24,13 +24,16 @@ finish() {
 	exit
 }
 
-# count_selftests LOG WHERE: the KTAP results of each kselftest in LOG,
-# one "ok"/"not ok" line per test, between its BEGIN and END markers.
+# count_selftests LOG WHERE [SCRIPT...]: the KTAP results of each kselftest
+# (default: every *test.sh) in LOG, one "ok"/"not ok" line per test,
+# between its BEGIN and END markers.
 count_selftests() {
-	local t name out plan ok skip bad
-	for t in "$TOP"/tools/testing/selftests/kstats/*test.sh; do
+	local t name out plan ok skip bad log=$1 where=$2
+	shift 2
+	[ $# -gt 0 ] || set -- "$TOP"/tools/testing/selftests/kstats/*test.sh
+	for t in "$@"; do
 		name=$(basename "$t")
-		out=$(sed -n "/^KSTATS_SELFTEST_BEGIN $name\$/,/^KSTATS_SELFTEST_END/p" "$1")
+		out=$(sed -n "/^KSTATS_SELFTEST_BEGIN $name\$/,/^KSTATS_SELFTEST_END/p" "$log")
 		plan=$(echo "$out" | sed -n 's/^1\.\.\([0-9]*\).*$/\1/p' | head -n 1)
 		ok=$(echo "$out" | grep -cE '^ok [0-9]+')
 		skip=$(echo "$out" | grep -cE '^ok [0-9]+ .*# SKIP')
@@ -39,7 +42,7 @@ count_selftests() {
 		SKIPPED=$((SKIPPED + skip))
 		FAILED=$((FAILED + bad))
 		if [ -z "$plan" ] || [ $((ok + bad)) -ne "$plan" ]; then
-			fail "kselftest $name$2: ran $((ok + bad)) of ${plan:-?} tests"
+			fail "kselftest $name$where: ran $((ok + bad)) of ${plan:-?} tests"
 		fi
 	done
 }
@@ -55,7 +58,7 @@ if ! "$HARNESS/tree.sh" > "$LOGS/tree.log" 2>&1; then
 fi
 set_paths
 
-step "[1/7] checkpatch --strict, kernel-doc and docutils on the sources"
+step "[1/8] checkpatch --strict, kernel-doc and docutils on the sources"
 cd "$TOP"
 kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.[ch]' 'kernel/*.[ch]' 'samples/*.[ch]' \
 	'tools/testing/selftests/*.sh')
@@ -115,7 +118,7 @@ warn=$(grep -E 'kstats' "$LOGS/htmldocs.log" | grep -iE 'warning|error')
 [ $r -eq 0 ] && [ -z "$warn" ] && grep -q 'kstats_record' "$html" && grep -q 'kstats_create' "$html"
 result $? "make htmldocs: dev-tools/kstats.html with the API, no warning about kstats"
 
-step "[2/7] KUnit suite in UML (first run builds UML: a few minutes)"
+step "[2/8] KUnit suite in UML (first run builds UML: a few minutes)"
 "$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
 krc=$?
 grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|^# |not ok|Ran [0-9]+ tests' "$LOGS/kunit.log" |
@@ -136,7 +139,7 @@ else
 	echo "KUnit: $summary"
 fi
 
-step "[3/7] KUnit and kselftests in the x86_64 VM (first run builds the kernel: a few minutes)"
+step "[3/8] KUnit and kselftests in the x86_64 VM (first run builds the kernel: a few minutes)"
 sel=$TOP/tools/testing/selftests
 # The selftests' helper, static: the VM has no libc.
 gcc -static -O2 -Wall -Wextra -Werror -o "$LOGS/kstats_helper" \
@@ -169,7 +172,7 @@ if [ "$vrc" -ne 0 ] && ! grep -qE '^(not ok|# Totals: pass:[0-9]+ fail:[1-9])' "
 	fail "the VM run failed (exit $vrc)"
 fi
 
-step "[4/7] gnuplot on the metric captured in the VM"
+step "[4/8] gnuplot on the metric captured in the VM"
 if [ -s "$LOGS/sample_kmalloc" ]; then
 	for what in pdf cdf; do
 		"$HARNESS/plot.sh" "$LOGS/sample_kmalloc" "$what" > "$LOGS/plot-$what.txt" 2>&1
@@ -180,7 +183,7 @@ if [ -s "$LOGS/sample_kmalloc" ]; then
 else
 	fail "gnuplot: no metric captured in the VM"
 fi
-step "[5/7] tools/kstats: build, tests on generated fixtures, fuzzing, plots"
+step "[5/8] tools/kstats: build, tests on generated fixtures, fuzzing, plots"
 need_pkgs gnuplot-nox prometheus clang libclang-rt-14-dev
 tk=$TOP/tools/kstats
 make -s -C "$tk" clean
@@ -229,7 +232,7 @@ else
 	cat "$LOGS/fuzz-build.log"
 	fail "build the fuzz target"
 fi
-step "[6/7] the out-of-tree modules on Debian's own kernels (6.12 and 6.1)"
+step "[6/8] the out-of-tree modules on Debian's own kernels (6.12 and 6.1)"
 for series in 6.12 6.1; do
 	"$HARNESS/stock.sh" "$series" > "$LOGS/stock-$series.log" 2>&1
 	while read -r verdict name; do
@@ -243,11 +246,22 @@ for series in 6.12 6.1; do
 		fail "kselftests on Debian's $series kernel: did not run"
 	fi
 done
-step "[7/7] the series is bisectable: the test kernel builds after each patch"
+step "[7/8] the series is bisectable: the test kernel builds after each patch"
 "$HARNESS/patches.sh" --build > "$LOGS/bisect.log" 2>&1
 grep -qE '^(PASS|FAIL): ' "$LOGS/bisect.log" || { tail -n 30 "$LOGS/bisect.log"; fail "patches: bisect build did not run"; }
 grep -q '^FAIL: ' "$LOGS/bisect.log" && grep -B 22 '^FAIL: ' "$LOGS/bisect.log" | grep -v '^PASS'
 while read -r verdict name; do
 	if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
 done < <(grep -E '^(PASS|FAIL): ' "$LOGS/bisect.log")
+
+step "[8/8] torture on the debug kernel: KASAN, lockdep, kmemleak, fault injection, hotplug (first run builds it)"
+"$HARNESS/torture.sh" "${TORTURE_SECONDS:-30}" > "$LOGS/torture.log" 2>&1
+trc=$?
+grep -E '^(ok|not ok) |^# |^kstats_fuzz' "$LOGS/torture.log"
+count_selftests "$LOGS/torture.log" " on the debug kernel" \
+	"$TOP/tools/testing/selftests/kstats/kstats_torture.sh"
+if [ $trc -ne 0 ] && ! grep -q '^not ok ' "$LOGS/torture.log"; then
+	tail -n 60 "$LOGS/torture.log"
+	fail "torture: the debug VM reported a problem (exit $trc)"
+fi
 finish

@@ -11,7 +11,9 @@
 # console log.
 #
 # VM_KERNEL and VM_MODULES (a directory holding lib/modules/RELEASE) boot
-# another kernel, such as a distribution's, instead of the test kernel.
+# another kernel, such as a distribution's, instead of the test kernel;
+# VM_FLAVOR=debug boots the debug kernel of `make torture`. VM_APPEND adds
+# to the kernel command line.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -27,7 +29,12 @@ esac
 
 need_pkgs $VM_PKGS
 set_paths
-if [ -z "${VM_KERNEL:-}" ]; then
+if [ -z "${VM_KERNEL:-}" ] && [ "${VM_FLAVOR:-}" = debug ]; then
+	"$HARNESS/build-x86.sh" debug
+	VM_KERNEL=$BUILD_X86-debug/arch/x86/boot/bzImage
+	VM_MODULES=$BUILD_X86-debug/modinst
+	stamp=$BUILD_X86-debug/.kstats-built
+elif [ -z "${VM_KERNEL:-}" ]; then
 	"$HARNESS/build-x86.sh"
 	VM_KERNEL=$BUILD_X86/arch/x86/boot/bzImage
 	VM_MODULES=$BUILD_X86/modinst
@@ -65,7 +72,7 @@ vm_boot() {
 	shift 2
 	qemu-system-x86_64 -accel "$accel" -cpu "${VM_CPU:-max}" -smp 4 -m 1024 \
 		-kernel "$kimage" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 quiet" -no-reboot "$@"
+		-append "console=ttyS0 panic=-1 quiet ${VM_APPEND:-}" -no-reboot "$@"
 }
 
 # TCG unless the CPU has hardware virtualisation and a probe boot works:

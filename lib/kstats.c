@@ -477,8 +477,10 @@ static struct kstats *kstats_alloc(const char *name, u8 frac_bits)
 		unsigned int n = min_t(unsigned int, KSTATS_CHUNK_SLOTS,
 				       nr_slots - i * KSTATS_CHUNK_SLOTS);
 
-		ks->chunk[i] = __alloc_percpu(n * sizeof(struct kstats_slot),
-					      __alignof__(struct kstats_slot));
+		/* A failure is the caller's -ENOMEM, not a stack dump. */
+		ks->chunk[i] = __alloc_percpu_gfp(n * sizeof(struct kstats_slot),
+						  __alignof__(struct kstats_slot),
+						  GFP_KERNEL | __GFP_NOWARN);
 		if (!ks->chunk[i])
 			goto fail;
 	}
@@ -503,10 +505,16 @@ struct dentry *kstats_debugfs_dir(void)
 	struct dentry *dir;
 
 	mutex_lock(&kstats_mutex);
-	/* Created on first use, so that built-in users may come early. */
-	if (!kstats_dir)
-		kstats_dir = debugfs_create_dir("kstats", NULL);
+	/*
+	 * Created on first use, so that built-in users may come early; a
+	 * failure is not kept, the next call tries again.
+	 */
 	dir = kstats_dir;
+	if (!dir) {
+		dir = debugfs_create_dir("kstats", NULL);
+		if (!IS_ERR(dir))
+			kstats_dir = dir;
+	}
 	mutex_unlock(&kstats_mutex);
 	return dir;
 }
@@ -524,7 +532,9 @@ EXPORT_SYMBOL_GPL(kstats_debugfs_dir);
  * Context: process context; may sleep.
  * Return: the new metric; ERR_PTR(-EINVAL) for an invalid name,
  * ERR_PTR(-ERANGE) for @frac_bits out of range, ERR_PTR(-EEXIST) if the
- * name is in use, ERR_PTR(-ENOMEM) if memory ran out. A warning says which.
+ * name is in use, ERR_PTR(-ENOMEM) if memory ran out, the error of debugfs
+ * if the file cannot be created (-ENODEV without debugfs). A warning says
+ * which.
  */
 struct kstats *kstats_create(const char *name, u8 frac_bits)
 {
@@ -553,8 +563,19 @@ struct kstats *kstats_create(const char *name, u8 frac_bits)
 		kstats_free(ks);
 		return ERR_PTR(-EEXIST);
 	}
+	/*
+	 * The file is the only way to the data: a metric without it fails,
+	 * unlike most users of debugfs, which go on without their files.
+	 */
 	ks->file = debugfs_create_file_unsafe(ks->name, 0600, dir, ks,
 					      &kstats_fops);
+	if (IS_ERR(ks->file)) {
+		ret = PTR_ERR(ks->file);
+		mutex_unlock(&kstats_mutex);
+		pr_warn("%s: cannot create its debugfs file: %d\n", name, ret);
+		kstats_free(ks);
+		return ERR_PTR(ret);
+	}
 	list_add_tail(&ks->node, &kstats_list);
 	mutex_unlock(&kstats_mutex);
 	return ks;

@@ -6,15 +6,20 @@
 
 #include <kunit/resource.h>
 #include <kunit/test.h>
+#include <linux/cpu.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kstats.h>
 #include <linux/mount.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 
 #define KSTATS_TEST_BUF_SIZE	SZ_256K
+
+/* The frac_bits of kstats_test_edges_all_cpus(), for its IPI function. */
+static unsigned int kstats_test_edges_bits;
 
 static const unsigned int kstats_test_bits[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
 
@@ -469,6 +474,85 @@ static void kstats_test_invalid(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, kstats_test_read(test, "kunit_dup"), "");
 }
 
+/* frac_bits whose every slot, on every CPU, fits in the test's buffer. */
+static const unsigned int kstats_test_few_bits[] = { 0, 3 };
+
+KUNIT_ARRAY_PARAM(kstats_test_few_bits, kstats_test_few_bits, kstats_test_bits_desc);
+
+#define KSTATS_TEST_ROUNDS	8
+
+/*
+ * On each CPU: both ends of every slot, 0 and U64_MAX, a few times, into
+ * the first metric; the top of every slot into the second.
+ */
+static void kstats_test_record_edges(void *arg)
+{
+	struct kstats **ks = arg;
+	unsigned int bits = kstats_test_edges_bits;
+	unsigned int i, slot;
+
+	for (i = 0; i < KSTATS_TEST_ROUNDS; i++) {
+		for (slot = 0; slot < kstats_nr_slots(bits); slot++) {
+			kstats_record(ks[0], kstats_slot_min(slot, bits));
+			kstats_record(ks[0], kstats_slot_max(slot, bits));
+			kstats_record(ks[1], kstats_slot_max(slot, bits));
+		}
+		kstats_record(ks[0], 0);
+		kstats_record(ks[0], U64_MAX);
+	}
+}
+
+/*
+ * Every slot boundary, 0 and U64_MAX recorded on all CPUs at once: exact
+ * counts per slot, and every mean inside its slot although the sums of
+ * the slots' largest values are at their limit (every offset the largest).
+ */
+static void kstats_test_edges_all_cpus(struct kunit *test)
+{
+	unsigned int bits = *(const unsigned int *)test->param_value;
+	unsigned int slot, nr = kstats_nr_slots(bits), cpus;
+	struct kstats *ks[2] = {
+		kstats_test_new(test, "kunit_edges", bits),
+		kstats_test_new(test, "kunit_tops", bits),
+	};
+	struct kstats_test_line l;
+	u64 *got, total, lo, hi;
+	char *text, *p;
+
+	kstats_test_edges_bits = bits;
+	cpus_read_lock();
+	cpus = num_online_cpus();
+	on_each_cpu(kstats_test_record_edges, ks, 1);
+	cpus_read_unlock();
+
+	got = kstats_test_check_output(test, kstats_test_read(test, "kunit_edges"),
+				       bits, &total);
+	KUNIT_EXPECT_EQ(test, total, (u64)cpus * KSTATS_TEST_ROUNDS * (2 * nr + 2));
+	for (slot = 0; slot < nr; slot++)
+		KUNIT_EXPECT_EQ_MSG(test, got[slot], (u64)cpus * KSTATS_TEST_ROUNDS *
+				    (2 + (slot == 0) + (slot == nr - 1)),
+				    "slot %u", slot);
+
+	/*
+	 * Only the top of each slot: the sum of the offsets is as large as
+	 * it gets for its count, and the mean is the top, exactly up to 2^16
+	 * values wide, within the kept 16 bits above.
+	 */
+	text = kstats_test_read(test, "kunit_tops");
+	kstats_test_check_output(test, text, bits, &total);
+	KUNIT_EXPECT_EQ(test, total, (u64)cpus * KSTATS_TEST_ROUNDS * nr);
+	for (p = text; *p; p = strchr(p, '\n') + 1) {
+		KUNIT_ASSERT_TRUE(test, kstats_test_parse(test, p, strchr(p, '\n') - p, &l));
+		lo = kstats_slot_min(l.slot, bits);
+		hi = kstats_slot_max(l.slot, bits);
+		if (hi - lo < BIT_ULL(16))
+			KUNIT_EXPECT_EQ_MSG(test, l.avg, hi, "slot %u", l.slot);
+		else
+			KUNIT_EXPECT_GE_MSG(test, l.avg, hi - ((hi - lo) >> 15),
+					    "slot %u", l.slot);
+	}
+}
+
 /* A reader that has the file open keeps its data when the metric goes. */
 static void kstats_test_delete_while_open(struct kunit *test)
 {
@@ -499,6 +583,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kstats_test_null),
 	KUNIT_CASE(kstats_test_invalid),
 	KUNIT_CASE(kstats_test_delete_while_open),
+	KUNIT_CASE_PARAM(kstats_test_edges_all_cpus, kstats_test_few_bits_gen_params),
 	{}
 };
 

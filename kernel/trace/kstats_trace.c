@@ -676,7 +676,7 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 	t->end = cmd->end;
 	if (t->mode == KSTATS_TRACE_PAIR)
 		t->end.sym = kstrdup(cmd->end.sym, GFP_KERNEL);
-	t->cpu = alloc_percpu(struct kstats_trace_cpu);
+	t->cpu = alloc_percpu_gfp(struct kstats_trace_cpu, GFP_KERNEL | __GFP_NOWARN);
 	if (!t->name || !t->start.sym || !t->cpu ||
 	    (t->mode == KSTATS_TRACE_PAIR && !t->end.sym)) {
 		ret = -ENOMEM;

@@ -238,7 +238,7 @@ static int bench_cmp(const void *a, const void *b)
 /* The median cost of a pair of clock reads, the measurement's floor. */
 static u64 bench_overhead(enum bench_clock c)
 {
-	u64 v[255];
+	u64 v[101];
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(v); i++) {
@@ -395,8 +395,10 @@ static ssize_t bench_run(char *buf)
 		init_completion(&th[i].done);
 		for (c = 0; c < bench_nr_metrics(); c++) {
 			th[i].samples[c] = kvmalloc_array(bench_loops, sizeof(u64), GFP_KERNEL);
-			if (!th[i].samples[c])
+			if (!th[i].samples[c]) {
+				ret = -ENOMEM;
 				goto stop;
+			}
 		}
 		th[i].task = kthread_create_on_cpu(bench_thread_fn, &th[i], cpu,
 						   "kstats_bench/%u");
@@ -434,6 +436,9 @@ stop:
 		for (c = 0; c < NR_CLOCKS; c++)
 			kvfree(th[i].samples[c]);
 	}
+	/* A run that fails leaves no metric behind. */
+	if (ret)
+		bench_delete_metrics();
 out:
 	kvfree(all);
 	kfree(run.dst);

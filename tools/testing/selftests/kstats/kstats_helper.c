@@ -10,6 +10,12 @@
  *                               one write() of STRING (with \n, \t, \0 and
  *                               \\ escapes) to FILE; prints OK or the errno
  *                               name, such as EINVAL
+ *   kstats_helper read FILE     read() FILE to its end; prints OK or the
+ *                               errno name
+ *
+ * With KSTATS_MAKE_IT_FAIL=1 in the environment, write and read turn on
+ * fault injection for their task (/proc/self/make-it-fail) once FILE is
+ * open: only the kernel's handling of the write or read is made to fail.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -61,9 +67,42 @@ static size_t unescape(const char *in, char *out)
 	return n;
 }
 
+/* After open(): fault injection for this task, when asked. */
+static void make_it_fail(void)
+{
+	const char *env = getenv("KSTATS_MAKE_IT_FAIL");
+	int fd;
+
+	if (!env || strcmp(env, "1"))
+		return;
+	fd = open("/proc/self/make-it-fail", O_WRONLY);
+	if (fd < 0 || write(fd, "1", 1) != 1) {
+		perror("make-it-fail");
+		exit(1);
+	}
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	long i, n;
+
+	if (argc == 3 && !strcmp(argv[1], "read")) {
+		char buf[4096];
+		ssize_t ret;
+		int fd = open(argv[2], O_RDONLY);
+
+		if (fd < 0) {
+			printf("open: %s\n", strerrorname_np(errno));
+			return 1;
+		}
+		make_it_fail();
+		while ((ret = read(fd, buf, sizeof(buf))) > 0)
+			;
+		printf("%s\n", ret < 0 ? strerrorname_np(errno) : "OK");
+		close(fd);
+		return 0;
+	}
 
 	if (argc < 3)
 		return show_help();
@@ -84,6 +123,7 @@ int main(int argc, char **argv)
 			printf("open: %s\n", strerrorname_np(errno));
 			return 1;
 		}
+		make_it_fail();
 		ret = write(fd, buf, len);
 		if (ret < 0)
 			printf("%s\n", strerrorname_np(errno));

@@ -1,0 +1,286 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# kstats torture: usage kstats_torture.sh [SECONDS]   (default 60)
+#
+# Meant for a debug kernel (KASAN, lockdep, kmemleak, fault injection,
+# CPU hotplug) booted with panic_on_warn. In turn:
+#  - CPU hotplug: samples of a CPU that goes offline stay in the output, a
+#    CPU that comes back online records at once;
+#  - fault injection (failslab, fail_page_alloc) on the task that adds
+#    traces and creates metrics: each failure is a clean error and leaves
+#    nothing behind, and the same commands work once injection stops;
+#  - kstats_fuzz: random and mutated commands to every file;
+#  - SECONDS of everything at once on all CPUs: trace/remove in every mode,
+#    of the same and of different names, readers of every file,
+#    start/stop/reset writers, callers of the traced functions, the sample
+#    modules loaded and unloaded, CPUs taken offline and back online;
+# then no kernel report in dmesg, no leak reported by kmemleak, and every
+# file reads back in format. Prints how many operations of each kind ran.
+# Needs kstats_helper and kstats_fuzz next to it.
+
+DIR=$(dirname "$0")
+. "$DIR/kstats_lib.sh"
+
+RUN=${1:-60}
+H=$DIR/kstats_helper
+FZ=$DIR/kstats_fuzz
+K=$DEBUGFS/kstats
+CTL=$K/_control
+CPU=/sys/devices/system/cpu
+T=${TMPDIR:-/tmp}/kstats_torture.$$
+F=__x64_sys_getppid
+
+modprobe kstats_trace 2>/dev/null
+[ -w "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
+[ -x "$H" ] && [ -x "$FZ" ] || { ktap_skip_all "kstats_helper or kstats_fuzz missing"; exit "$KSFT_SKIP"; }
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+ktap_set_plan 7
+[ -e "$DEBUGFS/kmemleak" ] && echo clear > "$DEBUGFS/kmemleak"
+
+# The total count of a metric, and the count of one CPU.
+total() { awk '$3 == "CPUS" { n += $6 } END { print n + 0 }' "$K/$1" 2>/dev/null; }
+on_cpu() { awk -v c="$2" '$3 == "CPU" && $4 == c { n += $6 } END { print n + 0 }' "$K/$1"; }
+ctl() { [ "$("$H" write "$CTL" "$1")" = OK ]; }
+
+# -- CPU hotplug ------------------------------------------------------------
+ktap_print_msg "$(date +%T) CPU hotplug"
+last=$(($(nproc) - 1))
+hotplug_keep() {
+	mask=$(printf %x $((1 << last)))
+	ctl "trace $F" && taskset "$mask" "$H" getppid 100 >/dev/null &&
+		echo 0 > "$CPU/cpu$last/online" &&
+		[ "$(on_cpu $F $last)" -eq 100 ] && [ "$(total $F)" -ge 100 ]
+}
+hotplug_online() {
+	echo 1 > "$CPU/cpu$last/online" &&
+		taskset "$mask" "$H" getppid 100 >/dev/null &&
+		[ "$(on_cpu $F $last)" -eq 200 ] && [ "$(total $F)" -ge 200 ]
+}
+if [ "$last" -gt 0 ] && [ -w "$CPU/cpu$last/online" ]; then
+	ktap_test_result "samples of CPU $last stay in $F when it goes offline" hotplug_keep
+	ktap_test_result "CPU $last records at once when it comes back online" hotplug_online
+	echo 1 > "$CPU/cpu$last/online"
+	ctl "remove $F"
+else
+	ktap_test_skip "CPU hotplug: no CPU to take offline"
+	ktap_test_skip "CPU hotplug: no CPU to bring online"
+fi
+
+# -- fault injection ----------------------------------------------------------
+ktap_print_msg "$(date +%T) fault injection"
+# The kprobe pair is put 5 bytes in, past the call to __fentry__, on
+# breakpoints: the kernel WARNs when it cannot disarm a kprobe on ftrace
+# for want of memory, which the undoing of a half-made pair would need.
+FI_CMDS="trace $F|trace pcpu:$F|trace fprobe:$F|trace fiN start __x64_sys_getpid+5 end $F+5|trace fiN start tp:softirq_entry end tp:softirq_exit"
+inject() {
+	for a in failslab fail_page_alloc; do
+		echo "$1" > "$DEBUGFS/$a/probability"
+		echo 1 > "$DEBUGFS/$a/interval"
+		echo -1 > "$DEBUGFS/$a/times"
+		echo 0 > "$DEBUGFS/$a/space"
+		echo 0 > "$DEBUGFS/$a/verbose"
+		echo Y > "$DEBUGFS/$a/task-filter"
+		echo N > "$DEBUGFS/$a/ignore-gfp-wait"
+	done
+	echo N > "$DEBUGFS/fail_page_alloc/ignore-gfp-highmem"
+	echo 0 > "$DEBUGFS/fail_page_alloc/min-order"
+}
+# kstats_helper write or read, with fault injection once the file is open.
+failing() { KSTATS_MAKE_IT_FAIL=1 "$H" "$@"; }
+# All or nothing: the trace NAME is listed with all its files, or absent.
+whole() {
+	if grep -q "^name $1 " "$CTL"; then
+		[ -e "$K/$1" ] && { [ "$2" = pair ] || [ -e "$K/GAP-$1" ]; }
+	else
+		[ ! -e "$K/$1" ] && [ ! -e "$K/GAP-$1" ]
+	fi
+}
+fault_injection() {
+	i=0 ok=0 failed=0
+	inject 10
+	while [ $i -lt 10 ]; do
+		i=$((i + 1))
+		echo "$FI_CMDS" | tr '|' '\n' | while read -r cmd; do
+			cmd=$(echo "$cmd" | sed "s/fiN/fi$i/")
+			name=$(echo "$cmd" | awk '{ n = $2; sub(/^[a-z]*:/, "", n); print n }')
+			kind=single
+			case $cmd in *start*) kind=pair ;; esac
+			r=$(failing write "$CTL" "$cmd")
+			whole "$name" $kind || { echo "# half made: $cmd ($r)"; exit 1; }
+			case $r in
+			OK)
+				echo ok >> "$T/fi"
+				ctl "remove $name" || { echo "# cannot remove $name"; exit 1; } ;;
+			*) echo "failed $r" >> "$T/fi" ;;
+			esac
+			whole "$name" $kind || { echo "# half removed: $cmd"; exit 1; }
+		done || return 1
+		# Metrics created by a module under injection.
+		if [ -d /sys/kernel/kstats_bench ]; then
+			echo memcpy > /sys/kernel/kstats_bench/target
+			echo 100 > /sys/kernel/kstats_bench/loops
+			echo 0 > /sys/kernel/kstats_bench/cpus
+			before=$(total bench_memcpy)
+			r=$(failing read /sys/kernel/kstats_bench/run)
+			if [ "$r" = OK ]; then
+				[ "$(total bench_memcpy)" -eq 100 ] ||
+					{ echo "# kstats_bench run: $(total bench_memcpy) samples"; return 1; }
+				echo ok >> "$T/fi"
+			else
+				# No metric, or the last run's as it was.
+				[ ! -e "$K/bench_memcpy" ] || [ "$(total bench_memcpy)" -eq "$before" ] ||
+					{ echo "# kstats_bench run failed ($r), a partial metric stays"; return 1; }
+				echo "failed $r" >> "$T/fi"
+			fi
+		fi
+	done
+	inject 0
+	ok=$(grep -c '^ok' "$T/fi")
+	failed=$(grep -c '^failed' "$T/fi")
+	echo "# fault injection: $ok commands succeeded, $failed failed cleanly:" \
+		"$(sed -n 's/^failed //p' "$T/fi" | sort | uniq -c | tr -s ' \n' ' ')"
+	[ "$ok" -gt 0 ] && [ "$failed" -gt 0 ] || return 1
+	# The kernel reports failed allocations with a stack dump (warn_alloc):
+	# expected here. Any other report fails; the log is then cleared.
+	dmesg -c > "$T/fi.dmesg"
+	! grep -E 'BUG:|WARNING:|KASAN|circular locking' "$T/fi.dmesg"
+	# Once injection stops, the same commands work.
+	echo "$FI_CMDS" | tr '|' '\n' | while read -r cmd; do
+		cmd=$(echo "$cmd" | sed "s/fiN/fi0/")
+		name=$(echo "$cmd" | awk '{ n = $2; sub(/^[a-z]*:/, "", n); print n }')
+		ctl "$cmd" && ctl "remove $name" || { echo "# after injection: $cmd fails"; exit 1; }
+	done
+}
+if [ -e "$DEBUGFS/failslab/probability" ] && [ -e "$DEBUGFS/fail_page_alloc/probability" ]; then
+	modprobe kstats_bench 2>/dev/null
+	ktap_test_result "fault injection: clean errors, nothing half made" fault_injection
+	inject 0
+	rmmod kstats_bench 2>/dev/null
+else
+	ktap_test_skip "fault injection: no failslab/fail_page_alloc in debugfs"
+fi
+
+# -- fuzzing ------------------------------------------------------------------
+ktap_print_msg "$(date +%T) fuzzing"
+SEED=${KSTATS_SEED:-$(date +%s)}
+ktap_test_result "kstats_fuzz seed $SEED: every write accepted or rejected as documented" \
+	"$FZ" "$K" "$SEED" "${KSTATS_FUZZ_COUNT:-3000}"
+
+# -- everything at once -------------------------------------------------------
+ktap_print_msg "$(date +%T) everything at once"
+END=$(($(date +%s) + RUN))
+# worker NAME COMMAND...: runs COMMAND until the end, counts the runs.
+worker() {
+	name=$1
+	shift
+	n=0
+	while [ "$(date +%s)" -lt $END ]; do
+		"$@"
+		n=$((n + 1))
+	done
+	echo "$n" > "$T/count.$name"
+}
+# A command to _control: OK, or an error the race explains.
+tctl() {
+	r=$("$H" write "$CTL" "$1")
+	case $r in
+	OK | EEXIST | ENOENT | ENOSPC) ;;
+	*) echo "$1: $r" >> "$T/errors" ;;
+	esac
+}
+trace_same() {
+	for m in "" pcpu: fprobe:; do
+		tctl "trace $m$F"
+		tctl "remove $F"
+	done
+}
+trace_pairs() {
+	tctl "trace tpair start tp:softirq_entry end tp:softirq_exit bits 0"
+	tctl "trace kpair start __x64_sys_getpid end $F bits 8"
+	tctl "remove tpair"
+	tctl "remove kpair"
+}
+trace_other() {
+	tctl "trace fprobe:__x64_sys_getpid"
+	tctl "trace $F bits 5"
+	tctl "remove __x64_sys_getpid"
+	tctl "remove $F"
+}
+read_all() {
+	for f in "$K"/*; do
+		cat "$f" > /dev/null 2>&1
+	done
+}
+write_all() {
+	for f in "$K"/*; do
+		[ "$f" = "$CTL" ] && continue
+		for c in start reset stop start; do
+			echo $c 2>/dev/null > "$f"
+		done
+	done
+}
+calls() { "$H" pair 2000 > /dev/null; }
+modules() {
+	modprobe kstats_sample && usleep 300000 && rmmod kstats_sample
+	modprobe kstats_bench && echo memcpy > /sys/kernel/kstats_bench/target &&
+		echo 1000 > /sys/kernel/kstats_bench/loops &&
+		echo 0 > /sys/kernel/kstats_bench/cpus &&
+		cat /sys/kernel/kstats_bench/run > /dev/null
+	rmmod kstats_bench
+}
+hotplug() {
+	for c in $(seq 1 "$last"); do
+		echo 0 > "$CPU/cpu$c/online"
+		usleep 100000
+		echo 1 > "$CPU/cpu$c/online"
+	done
+}
+torture() {
+	worker trace_same1 trace_same &
+	worker trace_same2 trace_same &
+	worker trace_pairs trace_pairs &
+	worker trace_other trace_other &
+	worker read read_all &
+	worker write write_all &
+	worker calls1 calls &
+	worker calls2 calls &
+	worker modules modules &
+	[ "$last" -gt 0 ] && [ -w "$CPU/cpu1/online" ] && worker hotplug hotplug &
+	wait
+	for c in 1 2 3 4 5 6 7; do
+		[ -w "$CPU/cpu$c/online" ] && echo 1 > "$CPU/cpu$c/online"
+	done
+	echo "# torture: $RUN s on $(nproc) CPUs:" \
+		"$(cd "$T" && for f in count.*; do printf '%s %s ' "${f#count.}" "$(cat "$f")"; done)"
+	[ ! -s "$T/errors" ] || { sort "$T/errors" | uniq -c | sed 's/^/# unexpected: /'; return 1; }
+}
+ktap_test_result "torture: $RUN s of traces, readers, writers, modules, hotplug at once" torture
+
+# -- after ----------------------------------------------------------------------
+ktap_print_msg "$(date +%T) after"
+in_format() {
+	awk '$1 != "name" || $3 != "mode" || $11 != "samples" || $13 != "missed" { exit 1 }' "$CTL" || return 1
+	for f in "$K"/*; do
+		[ "$f" = "$CTL" ] && continue
+		grep -vqE '^slot [0-9]+ +CPU[ S] [0-9]+ +count +[0-9]+ avg +[0-9]+ p [01]\.[0-9]{6}$' "$f" &&
+			{ echo "# $f out of format"; return 1; }
+	done
+	awk '{ print $2 }' "$CTL" | while read -r n; do
+		ctl "remove $n" || exit 1
+	done
+}
+ktap_test_result "every file reads back in format, every trace removes" in_format
+leaks() {
+	[ -e "$DEBUGFS/kmemleak" ] || return 0
+	echo scan > "$DEBUGFS/kmemleak"
+	sleep 6
+	echo scan > "$DEBUGFS/kmemleak"
+	! grep -q unreferenced "$DEBUGFS/kmemleak" || { head -n 40 "$DEBUGFS/kmemleak"; false; }
+}
+clean() {
+	! dmesg | grep -B 30 -A 20 -E 'BUG:|WARNING:|KASAN|Call Trace|circular locking' && leaks
+}
+ktap_test_result "no kernel report in dmesg, no leak found by kmemleak" clean
+ktap_finished
