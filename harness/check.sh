@@ -255,7 +255,9 @@ while read -r verdict name; do
 done < <(grep -E '^(PASS|FAIL): ' "$LOGS/bisect.log")
 
 step "[8/8] torture on the debug kernel: KASAN, lockdep, kmemleak, fault injection, hotplug (first run builds it)"
-"$HARNESS/torture.sh" "${TORTURE_SECONDS:-30}" > "$LOGS/torture.log" 2>&1
+# Short: 30 s, 1000 fuzzer writes, 4 rounds of fault injection.
+KSTATS_FUZZ_COUNT=${KSTATS_FUZZ_COUNT:-1000} KSTATS_FI_ROUNDS=${KSTATS_FI_ROUNDS:-4} \
+	"$HARNESS/torture.sh" "${TORTURE_SECONDS:-30}" > "$LOGS/torture.log" 2>&1
 trc=$?
 grep -E '^(ok|not ok) |^# |^kstats_fuzz' "$LOGS/torture.log"
 count_selftests "$LOGS/torture.log" " on the debug kernel" \

@@ -7,7 +7,8 @@
 # panic_on_warn and runs tools/testing/selftests/kstats/kstats_torture.sh
 # for SECONDS: hotplug, fault injection, fuzzing, then everything at once.
 # Any kernel report fails the run. KSTATS_SEED fixes the fuzzer's seed,
-# KSTATS_FUZZ_COUNT its number of writes (3000).
+# KSTATS_FUZZ_COUNT its number of writes (3000), KSTATS_FI_ROUNDS the
+# rounds of fault injection (10).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -25,7 +26,8 @@ for p in kstats_helper kstats_fuzz; do
 done
 {
 	echo "TORTURE_SECONDS=$secs KSTATS_SEED=${KSTATS_SEED:-$(date +%s)}" \
-		"KSTATS_FUZZ_COUNT=${KSTATS_FUZZ_COUNT:-3000}"
+		"KSTATS_FUZZ_COUNT=${KSTATS_FUZZ_COUNT:-3000}" \
+		"KSTATS_FI_ROUNDS=${KSTATS_FI_ROUNDS:-10}"
 	cat "$HARNESS/guest-torture.sh"
 } > "$out/torture.sh"
 # Boot, KASAN and kmemleak are slow under TCG: generous time outside SECONDS.

@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_LINE	8192
 #define MAX_LIST	65536
 #define MAX_ACTIVE	4
@@ -71,7 +72,7 @@ static const struct {
 	{ EOPNOTSUPP, "EOPNOTSUPP" }, { ENOSPC, "ENOSPC" },
 };
 
-#define NR_ERRNOS	(sizeof(errnos) / sizeof(errnos[0]))
+#define NR_ERRNOS	ARRAY_SIZE(errnos)
 
 static unsigned long seen[NR_ERRNOS];
 
@@ -183,7 +184,7 @@ static size_t gen_words(char *buf)
 	size_t len = 0;
 
 	for (i = 0; i < n; i++) {
-		const char *w = words[pick(sizeof(words) / sizeof(words[0]))];
+		const char *w = words[pick(ARRAY_SIZE(words))];
 		const char *sep = i ? (pick(8) ? " " : (pick(2) ? "  " : "\t")) : "";
 
 		len += snprintf(buf + len, MAX_LINE - len, "%s%s", sep, w);
@@ -210,7 +211,7 @@ static size_t gen_valid(char *buf)
 		"remove fz%u",
 		"remove fz%u",
 	};
-	unsigned int c = pick(sizeof(cmds) / sizeof(cmds[0]) + 3);
+	unsigned int c = pick(ARRAY_SIZE(cmds) + 3);
 
 	switch (c) {
 	case 6:
@@ -317,9 +318,9 @@ static void metric_write(void)
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, chosen->d_name);
 	closedir(d);
-	n = pick(sizeof(cmds) / sizeof(cmds[0]) + 1);
-	if (n < sizeof(cmds) / sizeof(cmds[0])) {
-		len = strlen(cmds[n]) + (n == sizeof(cmds) / sizeof(cmds[0]) - 1);
+	n = pick(ARRAY_SIZE(cmds) + 1);
+	if (n < ARRAY_SIZE(cmds)) {
+		len = strlen(cmds[n]) + (n == ARRAY_SIZE(cmds) - 1);
 		memcpy(buf, cmds[n], len);
 	} else {
 		for (len = 0; len < 1 + pick(40); len++)
@@ -393,10 +394,10 @@ int main(int argc, char **argv)
 		if (write_file(ctl, buf, strlen(buf)))
 			die("cannot remove a trace", buf, strlen(buf));
 	}
-	strcpy(buf, "trace fprobe:__x64_sys_getppid");
+	snprintf(buf, sizeof(buf), "trace fprobe:__x64_sys_getppid");
 	err = write_file(ctl, buf, strlen(buf));
 	if (err == EOPNOTSUPP) {
-		strcpy(buf, "trace __x64_sys_getppid");
+		snprintf(buf, sizeof(buf), "trace __x64_sys_getppid");
 		err = write_file(ctl, buf, strlen(buf));
 	}
 	if (err)
@@ -422,12 +423,13 @@ int main(int argc, char **argv)
 			die("a valid trace miscounts after fuzzing", buf, strlen(buf));
 		}
 	}
-	strcpy(buf, "remove __x64_sys_getppid");
+	snprintf(buf, sizeof(buf), "remove __x64_sys_getppid");
 	if (write_file(ctl, buf, strlen(buf)) || exists("__x64_sys_getppid"))
 		die("a valid remove fails after fuzzing", buf, strlen(buf));
 
-	printf("kstats_fuzz: seed %s: %lu writes: %lu commands accepted, %lu rejected, %lu metric writes;",
-	       argv[2], count, ok, bad, metric);
+	printf("kstats_fuzz: seed %s: %lu writes: %lu commands accepted, ",
+	       argv[2], count, ok);
+	printf("%lu rejected, %lu metric writes;", bad, metric);
 	for (j = 0; j < NR_ERRNOS; j++)
 		if (seen[j])
 			printf(" %s %lu", errnos[j].name, seen[j]);

@@ -17,7 +17,9 @@
 #    modules loaded and unloaded, CPUs taken offline and back online;
 # then no kernel report in dmesg, no leak reported by kmemleak, and every
 # file reads back in format. Prints how many operations of each kind ran.
-# Needs kstats_helper and kstats_fuzz next to it.
+# Needs kstats_helper and kstats_fuzz next to it. KSTATS_FI_ROUNDS (10)
+# rounds of fault injection, KSTATS_FUZZ_COUNT (3000) fuzzer writes,
+# KSTATS_SEED the fuzzer's seed.
 
 DIR=$(dirname "$0")
 . "$DIR/kstats_lib.sh"
@@ -33,7 +35,10 @@ F=__x64_sys_getppid
 
 modprobe kstats_trace 2>/dev/null
 [ -w "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
-[ -x "$H" ] && [ -x "$FZ" ] || { ktap_skip_all "kstats_helper or kstats_fuzz missing"; exit "$KSFT_SKIP"; }
+if [ ! -x "$H" ] || [ ! -x "$FZ" ]; then
+	ktap_skip_all "kstats_helper or kstats_fuzz missing"
+	exit "$KSFT_SKIP"
+fi
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
 ktap_set_plan 7
@@ -73,7 +78,9 @@ ktap_print_msg "$(date +%T) fault injection"
 # The kprobe pair is put 5 bytes in, past the call to __fentry__, on
 # breakpoints: the kernel WARNs when it cannot disarm a kprobe on ftrace
 # for want of memory, which the undoing of a half-made pair would need.
-FI_CMDS="trace $F|trace pcpu:$F|trace fprobe:$F|trace fiN start __x64_sys_getpid+5 end $F+5|trace fiN start tp:softirq_entry end tp:softirq_exit"
+FI_CMDS="trace $F|trace pcpu:$F|trace fprobe:$F"
+FI_CMDS="$FI_CMDS|trace fiN start __x64_sys_getpid+5 end $F+5"
+FI_CMDS="$FI_CMDS|trace fiN start tp:softirq_entry end tp:softirq_exit"
 inject() {
 	for a in failslab fail_page_alloc; do
 		echo "$1" > "$DEBUGFS/$a/probability"
@@ -99,8 +106,8 @@ whole() {
 }
 fault_injection() {
 	i=0 ok=0 failed=0
-	inject 10
-	while [ $i -lt 10 ]; do
+	inject 3
+	while [ $i -lt "${KSTATS_FI_ROUNDS:-10}" ]; do
 		i=$((i + 1))
 		echo "$FI_CMDS" | tr '|' '\n' | while read -r cmd; do
 			cmd=$(echo "$cmd" | sed "s/fiN/fi$i/")
@@ -113,7 +120,7 @@ fault_injection() {
 			OK)
 				echo ok >> "$T/fi"
 				ctl "remove $name" || { echo "# cannot remove $name"; exit 1; } ;;
-			*) echo "failed $r" >> "$T/fi" ;;
+			*) echo "failed ${r:-killed}" >> "$T/fi" ;;
 			esac
 			whole "$name" $kind || { echo "# half removed: $cmd"; exit 1; }
 		done || return 1
@@ -125,14 +132,19 @@ fault_injection() {
 			before=$(total bench_memcpy)
 			r=$(failing read /sys/kernel/kstats_bench/run)
 			if [ "$r" = OK ]; then
-				[ "$(total bench_memcpy)" -eq 100 ] ||
-					{ echo "# kstats_bench run: $(total bench_memcpy) samples"; return 1; }
+				n=$(total bench_memcpy)
+				[ "$n" -eq 100 ] ||
+					{ echo "# kstats_bench run: $n samples"; return 1; }
 				echo ok >> "$T/fi"
 			else
 				# No metric, or the last run's as it was.
-				[ ! -e "$K/bench_memcpy" ] || [ "$(total bench_memcpy)" -eq "$before" ] ||
-					{ echo "# kstats_bench run failed ($r), a partial metric stays"; return 1; }
-				echo "failed $r" >> "$T/fi"
+				if [ -e "$K/bench_memcpy" ] &&
+				   [ "$(total bench_memcpy)" -ne "$before" ]; then
+					echo "# failed kstats_bench run ($r) left a metric"
+					return 1
+				fi
+				# No output: the helper's own page faults failed.
+				echo "failed ${r:-killed}" >> "$T/fi"
 			fi
 		fi
 	done
@@ -150,7 +162,8 @@ fault_injection() {
 	echo "$FI_CMDS" | tr '|' '\n' | while read -r cmd; do
 		cmd=$(echo "$cmd" | sed "s/fiN/fi0/")
 		name=$(echo "$cmd" | awk '{ n = $2; sub(/^[a-z]*:/, "", n); print n }')
-		ctl "$cmd" && ctl "remove $name" || { echo "# after injection: $cmd fails"; exit 1; }
+		ctl "$cmd" && ctl "remove $name" ||
+			{ echo "# after injection: $cmd fails"; exit 1; }
 	done
 }
 if [ -e "$DEBUGFS/failslab/probability" ] && [ -e "$DEBUGFS/fail_page_alloc/probability" ]; then
@@ -222,7 +235,7 @@ write_all() {
 	done
 }
 calls() { "$H" pair 2000 > /dev/null; }
-modules() {
+load_modules() {
 	modprobe kstats_sample && usleep 300000 && rmmod kstats_sample
 	modprobe kstats_bench && echo memcpy > /sys/kernel/kstats_bench/target &&
 		echo 1000 > /sys/kernel/kstats_bench/loops &&
@@ -230,7 +243,7 @@ modules() {
 		cat /sys/kernel/kstats_bench/run > /dev/null
 	rmmod kstats_bench
 }
-hotplug() {
+cycle_cpus() {
 	for c in $(seq 1 "$last"); do
 		echo 0 > "$CPU/cpu$c/online"
 		usleep 100000
@@ -246,25 +259,33 @@ torture() {
 	worker write write_all &
 	worker calls1 calls &
 	worker calls2 calls &
-	worker modules modules &
-	[ "$last" -gt 0 ] && [ -w "$CPU/cpu1/online" ] && worker hotplug hotplug &
+	worker modules load_modules &
+	[ "$last" -gt 0 ] && [ -w "$CPU/cpu1/online" ] && worker hotplug cycle_cpus &
 	wait
 	for c in 1 2 3 4 5 6 7; do
 		[ -w "$CPU/cpu$c/online" ] && echo 1 > "$CPU/cpu$c/online"
 	done
 	echo "# torture: $RUN s on $(nproc) CPUs:" \
-		"$(cd "$T" && for f in count.*; do printf '%s %s ' "${f#count.}" "$(cat "$f")"; done)"
-	[ ! -s "$T/errors" ] || { sort "$T/errors" | uniq -c | sed 's/^/# unexpected: /'; return 1; }
+		"$(cd "$T" && for f in count.*; do
+			printf '%s %s ' "${f#count.}" "$(cat "$f")"
+		done)"
+	[ ! -s "$T/errors" ] || {
+		sort "$T/errors" | uniq -c | sed 's/^/# unexpected: /'
+		return 1
+	}
 }
 ktap_test_result "torture: $RUN s of traces, readers, writers, modules, hotplug at once" torture
 
 # -- after ----------------------------------------------------------------------
 ktap_print_msg "$(date +%T) after"
+LINE='^slot [0-9]+ +CPU[ S] [0-9]+ +count +[0-9]+ avg +[0-9]+ p [01]\.[0-9]{6}$'
 in_format() {
-	awk '$1 != "name" || $3 != "mode" || $11 != "samples" || $13 != "missed" { exit 1 }' "$CTL" || return 1
+	awk '$1 != "name" || $3 != "mode" || $11 != "samples" || $13 != "missed" {
+		exit 1
+	}' "$CTL" || return 1
 	for f in "$K"/*; do
 		[ "$f" = "$CTL" ] && continue
-		grep -vqE '^slot [0-9]+ +CPU[ S] [0-9]+ +count +[0-9]+ avg +[0-9]+ p [01]\.[0-9]{6}$' "$f" &&
+		grep -vqE "$LINE" "$f" &&
 			{ echo "# $f out of format"; return 1; }
 	done
 	awk '{ print $2 }' "$CTL" | while read -r n; do
