@@ -42,6 +42,17 @@ and the debugfs files read and written through their file operations on
 a kernel mount of debugfs: format, counts, cumulative fractions, the
 commands, invalid names, duplicates, and a reader that outlives its
 metric."
+"fgraph: undo the first user's setup when it fails to register||patches/03-fgraph-error.patch|When the first fgraph_ops fails to register after start_graph_tracing()
+succeeded (ftrace_startup_subops() returning -ENOMEM), the error path
+drops ftrace_graph_active back to zero but leaves the sched_switch probe
+registered and the entry and return hooks set. The next registration then
+runs start_graph_tracing() again, tracepoint_add_func() warns that the
+probe is already there, and register_ftrace_graph() fails with -EEXIST:
+the function graph tracer cannot be started again until reboot.
+
+Undo what unregister_ftrace_graph() undoes for the last user. Found with
+failslab and fail_page_alloc on a task that registers fgraph_ops in a
+loop."
 "fgraph: export the fgraph_ops interface to modules||patches/03-fgraph-export.patch|fprobe, a function graph user inside the kernel, hooks function entries
 and returns through fgraph_ops from Linux 6.14. Let a module do the same:
 export register_ftrace_graph() and unregister_ftrace_graph(), and the
