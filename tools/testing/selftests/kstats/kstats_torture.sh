@@ -120,7 +120,21 @@ fault_injection() {
 			OK)
 				echo ok >> "$T/fi"
 				ctl "remove $name" || { echo "# cannot remove $name"; exit 1; } ;;
-			*) echo "failed ${r:-killed}" >> "$T/fi" ;;
+			'')
+				# Killed: its page faults failed, before or
+				# after the write. Made or not, both are whole.
+				echo "failed killed" >> "$T/fi"
+				if grep -q "^name $name " "$CTL"; then
+					ctl "remove $name" ||
+						{ echo "# cannot remove $name"; exit 1; }
+				fi ;;
+			*)
+				# An error leaves nothing behind.
+				if grep -q "^name $name " "$CTL"; then
+					echo "# $cmd failed ($r) but made $name"
+					exit 1
+				fi
+				echo "failed $r" >> "$T/fi" ;;
 			esac
 			whole "$name" $kind || { echo "# half removed: $cmd"; exit 1; }
 		done || return 1
