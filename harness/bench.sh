@@ -4,18 +4,18 @@
 #
 # The cost of kstats itself: in the VM (kstats_bench's cost and clock
 # tables; TCG emulates, so read the ratios) and natively on this machine
-# (a userspace model of the record path, threads pinned to real CPUs), and
+# (the inline kstats_record() compiled in userspace, threads pinned to real
+# CPUs: tools/kstats/bench/record_model.c), and
 # the memory of a metric per CPU for each frac_bits.
 set -eu
 . "$(dirname "$0")/lib.sh"
 out=$(mktemp -d "${TMPDIR:-/tmp}/kstats-bench.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 
-step "native model of the record path ($(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
-gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/record_model" \
-	"$TOP/tools/kstats/bench/record_model.c"
-echo "== native: ns per operation, median of 7 runs, ratio to limit"
-"$out/record_model"
+step "kstats_record() natively ($(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
+make -s -C "$TOP/tools/kstats" bench
+echo "== native: ns per operation, median of 15 runs (cases in turn), ratio to limit"
+"$TOP/tools/kstats/bench/record_model"
 
 echo "== memory of a metric per CPU: (65 - bits) << bits slots of 16 bytes"
 for b in 0 1 2 3 4 5 6 7 8; do

@@ -3,8 +3,9 @@
  * kstats: per-CPU log-linear histograms of kernel latencies and values.
  *
  * Each metric has, for every possible CPU, one counter pair (samples, sum)
- * per slot. kstats_record() adds to the pair of the current CPU with
- * this_cpu operations: no lock, no atomic instruction, no allocation.
+ * per slot. kstats_record(), inline in <linux/kstats.h>, adds to the pair
+ * of the current CPU with this_cpu operations: no lock, no atomic
+ * instruction, no allocation.
  * Readers sum the CPUs up when /sys/kernel/debug/kstats/NAME is opened.
  *
  * See Documentation/dev-tools/kstats.rst.
@@ -14,7 +15,7 @@
 
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
-#include <linux/kprobes.h>
+#include <linux/kallsyms.h>
 #include <linux/kstats.h>
 #include <linux/list.h>
 #include <linux/math64.h>
@@ -27,22 +28,20 @@
 #include <linux/uio.h>
 
 /*
- * Slots are allocated in chunks of 512 (8 KiB per CPU): the per-CPU
- * allocator refuses objects larger than PCPU_MIN_UNIT_SIZE (32 KiB), and a
- * metric with frac_bits 8 has 14592 slots. Metrics with frac_bits up to 3
- * fit in a single chunk.
+ * Slots are allocated in chunks of KSTATS_CHUNK_SLOTS (8 KiB per CPU): the
+ * per-CPU allocator refuses objects larger than PCPU_MIN_UNIT_SIZE (32 KiB),
+ * and a metric with frac_bits 8 has 14592 slots. Metrics with frac_bits up
+ * to 3 fit in a single chunk.
+ *
+ * The sum of a slot adds up the values of its samples shifted right by
+ * max(shift - KSTATS_SUM_BITS, 0), where 2^shift is the slot's width: their
+ * offsets from the lower bound of the slot, cut to their KSTATS_SUM_BITS
+ * most significant bits, plus that bound, which readers take out again.
+ * The mean printed for a slot is then always within the slot, and is exact
+ * for slots up to 2^KSTATS_SUM_BITS wide. The sum may wrap: modulo 2^64 the
+ * offsets come out right until 2^47 samples have landed in one slot of one
+ * CPU.
  */
-#define KSTATS_CHUNK_SHIFT	9
-#define KSTATS_CHUNK_SLOTS	BIT(KSTATS_CHUNK_SHIFT)
-
-/*
- * The sum of a slot adds up the offsets of its samples from the lower bound
- * of the slot, cut to their KSTATS_SUM_BITS most significant bits. The mean
- * printed for a slot is then always within the slot, is exact for slots up
- * to 2^KSTATS_SUM_BITS wide, and a sum cannot overflow before 2^48 samples
- * have landed in one slot of one CPU.
- */
-#define KSTATS_SUM_BITS		16
 
 /* Longest metric name: the longest kernel symbol plus a "GAP-" prefix. */
 #define KSTATS_NAME_MAX		(KSYM_NAME_LEN + 4)
@@ -53,22 +52,6 @@
 /* One line of output per (slot, CPU) and one per slot for all CPUs. */
 #define KSTATS_ALL_CPUS		(-1)
 #define KSTATS_PPM		1000000U
-
-struct kstats_slot {
-	u64 samples;
-	u64 sum;
-};
-
-struct kstats {
-	bool active;
-	u8 frac_bits;
-	unsigned int nr_slots;
-	const char *name;
-	struct dentry *file;
-	struct list_head node;		/* in kstats_list */
-	unsigned int nr_chunks;
-	struct kstats_slot __percpu *chunk[] __counted_by(nr_chunks);
-};
 
 /* A line of output, taken from one snapshot of all the counters. */
 struct kstats_line {
@@ -100,78 +83,32 @@ kstats_slot_ptr(struct kstats *ks, unsigned int slot)
 	       (slot & (KSTATS_CHUNK_SLOTS - 1));
 }
 
-/**
- * kstats_record() - record one value in a metric
- * @ks: the metric, from kstats_new(); NULL is allowed and ignored
- * @val: the value, usually a time difference in nanoseconds or cycles
- *
- * Adds @val to the slot it falls in on the current CPU. Every u64 value has
- * a slot: nothing is clamped or dropped. Does nothing while the metric is
- * stopped.
- *
- * The record path takes no lock, uses no atomic instruction and never
- * allocates; it is notrace and not kprobe-able so that probe handlers can
- * call it.
- *
- * Context: any context, including hard interrupts; NMI on architectures
- * whose this_cpu operations are NMI safe, such as x86.
- */
-void notrace kstats_record(struct kstats *ks, u64 val)
-{
-	unsigned int bucket, slot, shift;
-	struct kstats_slot __percpu *s;
-	u64 offset;
-
-	if (!ks || !READ_ONCE(ks->active))
-		return;
-
-	/*
-	 * kstats_slot(), without branches: below 2^frac_bits, bucket and
-	 * shift are 0 and the mask keeps val whole. Random values would make
-	 * the branches mispredict, at a cost above that of the whole update.
-	 */
-	bucket = fls64(val >> ks->frac_bits);
-	shift = bucket ? bucket - 1 : 0;
-	slot = (bucket << ks->frac_bits) |
-	       ((val >> shift) & ((1U << ks->frac_bits) - 1));
-	/* Offset from the slot's lower bound, cut to KSTATS_SUM_BITS bits. */
-	offset = (val & (BIT_ULL(shift) - 1)) >>
-		 (shift > KSTATS_SUM_BITS ? shift - KSTATS_SUM_BITS : 0);
-
-	s = kstats_slot_ptr(ks, slot);
-	/*
-	 * this_cpu_*() are safe against interrupts on this CPU, which may
-	 * record too. Disabling preemption keeps the count and the sum of a
-	 * sample on the same CPU, so that per-CPU means stay right.
-	 */
-	preempt_disable_notrace();
-	this_cpu_inc(s->samples);
-	this_cpu_add(s->sum, offset);
-	preempt_enable_notrace();
-}
-EXPORT_SYMBOL_GPL(kstats_record);
-NOKPROBE_SYMBOL(kstats_record);
-
-/* The mean of @samples values in @slot whose offsets add up to @sum. */
+/* The mean of @samples values of @slot whose sum kstats_record() kept. */
 static u64 kstats_slot_avg(unsigned int slot, unsigned int frac_bits,
 			   u64 samples, u64 sum)
 {
 	unsigned int bucket = slot >> frac_bits;
 	unsigned int shift = bucket > 1 ? bucket - 1 : 0;
+	unsigned int cut = shift > KSTATS_SUM_BITS ? shift - KSTATS_SUM_BITS : 0;
 	u64 lo = kstats_slot_min(slot, frac_bits);
 	u64 hi = kstats_slot_max(slot, frac_bits);
-	u64 offset = div64_u64(sum, samples);
+	/* The offsets from lo, in units of 2^cut: right modulo 2^64. */
+	s64 offsets = sum - samples * (lo >> cut);
+	u64 offset;
 
-	if (shift > KSTATS_SUM_BITS) {
-		/* Undo the cut, adding back half of what it lost on average. */
-		shift -= KSTATS_SUM_BITS;
-		offset = (offset << shift) + (1ULL << (shift - 1));
-	}
 	/*
-	 * The count and the sum of a sample are two additions, and a reader
-	 * may see one without the other: never let that show as a mean out
-	 * of the slot.
+	 * The count and the sum of a sample are two additions, which a reader
+	 * may see one without the other, and which a task migrated between
+	 * them adds on two CPUs: never let that show as a mean out of the
+	 * slot.
 	 */
+	if (offsets < 0)
+		return lo;
+	offset = div64_u64(offsets, samples);
+	if (cut) {
+		/* Undo the cut, adding back half of what it lost on average. */
+		offset = (offset << cut) + (1ULL << (cut - 1));
+	}
 	return min(lo + offset, hi);
 }
 

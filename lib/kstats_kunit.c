@@ -65,10 +65,37 @@ static void kstats_test_check_val(struct kunit *test, u64 val, unsigned int bits
 			      "slot %u [%llu, %llu] too wide", slot, lo, hi);
 }
 
+/* The slot as the original RFC computes it, with a branch. */
+static unsigned int kstats_test_rfc_slot(u64 val, unsigned int bits)
+{
+	unsigned int bucket = fls64(val >> bits);
+
+	if (!bucket)
+		return val;
+	return (bucket << bits) | ((val >> (bucket - 1)) & ((1U << bits) - 1));
+}
+
 static void kstats_test_slot_boundaries(struct kunit *test)
 {
 	unsigned int bits = *(const unsigned int *)test->param_value;
+	u64 x = bits + 1;
 	unsigned int k;
+
+	/* The branch-free kstats_slot() against the RFC's formula. */
+	for (k = 0; k < 100000; k++) {
+		u64 val;
+
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		val = x >> (x >> 58);	/* every magnitude */
+		KUNIT_ASSERT_EQ_MSG(test, kstats_slot(val, bits),
+				    kstats_test_rfc_slot(val, bits), "val %llu", val);
+	}
+	for (k = 0; k < 64; k++) {
+		KUNIT_ASSERT_EQ(test, kstats_slot(BIT_ULL(k) - 1, bits),
+				kstats_test_rfc_slot(BIT_ULL(k) - 1, bits));
+		KUNIT_ASSERT_EQ(test, kstats_slot(BIT_ULL(k), bits),
+				kstats_test_rfc_slot(BIT_ULL(k), bits));
+	}
 
 	kstats_test_check_val(test, 0, bits);
 	kstats_test_check_val(test, 1, bits);

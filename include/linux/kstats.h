@@ -10,7 +10,9 @@
 #define _LINUX_KSTATS_H
 
 #include <linux/bitops.h>
+#include <linux/compiler.h>
 #include <linux/err.h>
+#include <linux/percpu.h>
 #include <linux/types.h>
 
 struct dentry;
@@ -18,6 +20,13 @@ struct kstats;
 
 /* Largest accepted frac_bits: 256 slots per power of two. */
 #define KSTATS_MAX_FRAC_BITS	8
+
+/* The resolution of @val's slot is 2^__kstats_shift(). */
+static __always_inline unsigned int __kstats_shift(u64 val,
+						   unsigned int frac_bits)
+{
+	return fls64((val >> frac_bits) | 1) - 1;
+}
 
 /**
  * kstats_slot() - map a value to its histogram slot
@@ -29,17 +38,18 @@ struct kstats;
  * below 2^@frac_bits have a slot of their own each. The numbering is that of
  * the original kstats RFC, so that a slot number means the same everywhere.
  *
+ * Computed without branches, as kstats_record() needs it: @shift is how far
+ * @val must be shifted right to keep its top @frac_bits + 1 bits (0 when it
+ * has no more), and the slot is @shift * 2^@frac_bits plus these bits.
+ *
  * Context: any context.
  * Return: the slot of @val, between 0 and kstats_nr_slots(@frac_bits) - 1.
  */
-static inline unsigned int kstats_slot(u64 val, unsigned int frac_bits)
+static __always_inline unsigned int kstats_slot(u64 val, unsigned int frac_bits)
 {
-	unsigned int bucket = fls64(val >> frac_bits);
+	unsigned int shift = __kstats_shift(val, frac_bits);
 
-	if (!bucket)
-		return val;
-	return (bucket << frac_bits) |
-	       ((val >> (bucket - 1)) & ((1U << frac_bits) - 1));
+	return (shift << frac_bits) + (unsigned int)(val >> shift);
 }
 
 /**
@@ -88,9 +98,76 @@ static inline u64 kstats_slot_max(unsigned int slot, unsigned int frac_bits)
 
 #if IS_REACHABLE(CONFIG_KSTATS)
 
+/* Slots are allocated per CPU in chunks of 512 (8 KiB). */
+#define KSTATS_CHUNK_SHIFT	9
+#define KSTATS_CHUNK_SLOTS	BIT(KSTATS_CHUNK_SHIFT)
+
+/*
+ * A slot keeps the values of its samples cut to KSTATS_SUM_BITS bits below
+ * the slot's resolution: its mean is exact for slots up to 2^16 wide.
+ */
+#define KSTATS_SUM_BITS		16
+
+/* The counters of one slot on one CPU. */
+struct kstats_slot {
+	u64 samples;
+	u64 sum;
+};
+
+/*
+ * struct kstats - a metric. Its fields belong to lib/kstats.c: they are
+ * here only so that kstats_record() is inlined into the code it measures.
+ */
+struct kstats {
+	bool active;
+	u8 frac_bits;
+	unsigned int nr_slots;
+	const char *name;
+	struct dentry *file;
+	struct list_head node;		/* in the list of metrics */
+	unsigned int nr_chunks;
+	struct kstats_slot __percpu *chunk[] __counted_by(nr_chunks);
+};
+
+/**
+ * kstats_record() - record one value in a metric
+ * @ks: the metric, from kstats_new(); NULL is allowed and ignored
+ * @val: the value, usually a time difference in nanoseconds or cycles
+ *
+ * Adds @val to the slot it falls in on the current CPU. Every u64 value has
+ * a slot: nothing is clamped or dropped. Does nothing while the metric is
+ * stopped.
+ *
+ * Inline, without branches past the two checks, and two this_cpu
+ * additions: no lock, no atomic instruction, no allocation, no function
+ * call, so that it may stay in hot paths and in probe handlers. Each
+ * addition is safe against interrupts, which may record too; preemption
+ * is not disabled, so a task migrated between the two can credit the sum
+ * of one sample to another CPU than its count: totals stay exact, and
+ * readers keep per-CPU means within their slot.
+ *
+ * Context: any context, including hard interrupts; NMI on architectures
+ * whose this_cpu operations are NMI safe, such as x86.
+ */
+static __always_inline void kstats_record(struct kstats *ks, u64 val)
+{
+	struct kstats_slot __percpu *s;
+	unsigned int shift, slot;
+
+	if (!ks || !READ_ONCE(ks->active))
+		return;
+	/* kstats_slot(), keeping the shift for the sum. */
+	shift = __kstats_shift(val, ks->frac_bits);
+	slot = (shift << ks->frac_bits) + (unsigned int)(val >> shift);
+	s = ks->chunk[slot >> KSTATS_CHUNK_SHIFT] +
+	    (slot & (KSTATS_CHUNK_SLOTS - 1));
+	this_cpu_inc(s->samples);
+	this_cpu_add(s->sum, val >> (shift > KSTATS_SUM_BITS ?
+				      shift - KSTATS_SUM_BITS : 0));
+}
+
 struct kstats *kstats_new(const char *name, u8 frac_bits);
 struct kstats *kstats_create(const char *name, u8 frac_bits);
-void kstats_record(struct kstats *ks, u64 val);
 u64 kstats_count(struct kstats *ks);
 void kstats_delete(struct kstats *ks);
 struct dentry *kstats_debugfs_dir(void);

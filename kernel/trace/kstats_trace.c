@@ -216,13 +216,13 @@ static int kstats_trace_fg_entry(struct ftrace_graph_ent *trace,
 	u64 *entry = fgraph_reserve_data(gops->idx, sizeof(*entry));
 
 	guard(preempt_notrace)();
-	kstats_trace_gap(t, now);
-	if (!entry) {
+	if (unlikely(!entry)) {
 		/* The shadow stack is full: no return hook either. */
+		kstats_trace_gap(t, now);
 		atomic_long_inc(&t->missed);
 		return 0;
 	}
-	*entry = now;
+	kstats_trace_enter(t, now, entry);
 	return 1;
 }
 
