@@ -51,12 +51,16 @@ set_paths() {
 	BUILD_X86=$WORK/build-x86_64
 	BUILD_UML=$WORK/build-um
 	VMDIR=$WORK/vm
+	# ccache hashes paths relative to the build directory: the bisect
+	# tree ($WORK/bisect/{linux,build}) then shares objects with
+	# $WORK/{linux,build-*}.
+	export CCACHE_DIR=${CCACHE_DIR:-$KSTATS_CACHE/ccache}
+	export CCACHE_BASEDIR=$WORK
 }
 
 # Make compiler invocations go through ccache when it is there.
 cc_opts() {
 	if command -v ccache >/dev/null; then
-		export CCACHE_DIR=${CCACHE_DIR:-$KSTATS_CACHE/ccache}
 		echo "CC=ccache gcc"
 	else
 		echo "CC=gcc"
