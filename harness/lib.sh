@@ -48,12 +48,14 @@ set_paths() {
 	WORK=$KSTATS_CACHE/$v
 	SRC=$WORK/linux
 	ORIG=$WORK/orig
-	BUILD_X86=$WORK/build-x86_64
-	BUILD_UML=$WORK/build-um
+	# Build directories inside the tree: the kernel's command lines then
+	# use relative paths (srctree is ..), the same in a copy of the tree.
+	BUILD_X86=$SRC/build-x86_64
+	BUILD_UML=$SRC/build-um
 	VMDIR=$WORK/vm
-	# ccache hashes paths relative to the build directory: the bisect
-	# tree ($WORK/bisect/{linux,build}) then shares objects with
-	# $WORK/{linux,build-*}.
+	# ccache hashes the remaining absolute paths relative to the build
+	# directory: the bisect tree ($WORK/bisect/linux) then shares objects
+	# with $WORK/linux.
 	export CCACHE_DIR=${CCACHE_DIR:-$KSTATS_CACHE/ccache}
 	export CCACHE_BASEDIR=$WORK
 }

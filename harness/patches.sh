@@ -171,14 +171,24 @@ step "series in ${out#"$TOP"/}: $(ls "$out" | wc -l) files"
 if [ "${1:-}" = --build ]; then
 	bis=$WORK/bisect
 	step "a pristine tree (hard links) in $bis/linux"
-	rm -rf "$bis/linux"
-	mkdir -p "$bis/build"
+	rm -rf "$bis"
+	mkdir -p "$bis"
 	cp -al "$SRC" "$bis/linux"
+	rm -rf "$bis/linux"/build-*
 	(cd "$bis/linux" && xargs rm -f < .kstats-overlay && rm -f .kstats-overlay)
 	(cd "$ORIG" && find . -type f) | while read -r f; do
 		cp --remove-destination "$ORIG/$f" "$bis/linux/$f"
 	done
-	mk() { make -C "$bis/linux" O="$bis/build" ARCH=x86_64 "$(cc_opts)" "$@"; }
+	# The debug kernel's objects, when it was built: the command lines
+	# are relative and the same in this tree, and sources keep their
+	# times (hard links), so make rebuilds what the patches change.
+	bdir=$bis/linux/build-x86_64-debug
+	if [ -e "$BUILD_X86-debug/.kstats-built" ]; then
+		step "starting from the objects of $BUILD_X86-debug"
+		cp -a "$BUILD_X86-debug" "$bdir"
+	fi
+	mkdir -p "$bdir"
+	mk() { make -C "$bis/linux" O="$bdir" ARCH=x86_64 "$(cc_opts)" "$@"; }
 	mk -s tinyconfig > /dev/null
 	status=0
 	for p in $(ls "$out"/0*-*.patch | grep -v '/0000-'); do
@@ -193,8 +203,8 @@ if [ "${1:-}" = --build ]; then
 		fi
 		# The debug kernel's configuration: this build then finds in
 		# ccache every object that no later patch changes.
-		"$bis/linux/scripts/kconfig/merge_config.sh" -m -O "$bis/build" \
-			"$bis/build/.config" "$HARNESS/x86_64.config" \
+		"$bis/linux/scripts/kconfig/merge_config.sh" -m -O "$bdir" \
+			"$bdir/.config" "$HARNESS/x86_64.config" \
 			"$HARNESS/x86_64-debug.config" > /dev/null 2>&1
 		mk -s olddefconfig > /dev/null
 		step "building after $(basename "$p")"

@@ -25,6 +25,10 @@ if [ ! -e "$SRC/.kstats-extracted" ]; then
 	touch "$SRC/.kstats-extracted"
 fi
 
+# Build directories of an older layout, next to the tree.
+rm -rf "$WORK/build-x86_64" "$WORK/build-x86_64-debug" "$WORK/build-um" \
+	"$WORK/bisect/build"
+
 # Our files: new files only, never an existing kernel file (those are
 # changed by the patch files below).
 cd "$TOP"
