@@ -182,10 +182,15 @@ if [ "${1:-}" = --build ]; then
 	# The debug kernel's objects, when it was built: the command lines
 	# are relative and the same in this tree, and sources keep their
 	# times (hard links), so make rebuilds what the patches change.
+	# objtool is relinked (tools/ builds with absolute paths) into the
+	# same program, but newer than every object that it checked: its
+	# time is put back, or everything would be rebuilt.
 	bdir=$bis/linux/build-x86_64-debug
+	objtool=$bdir/tools/objtool/objtool
 	if [ -e "$BUILD_X86-debug/.kstats-built" ]; then
 		step "starting from the objects of $BUILD_X86-debug"
 		cp -a "$BUILD_X86-debug" "$bdir"
+		[ -e "$objtool" ] && touch -r "$objtool" "$bis/objtool.time"
 	fi
 	mkdir -p "$bdir"
 	mk() { make -C "$bis/linux" O="$bdir" ARCH=x86_64 "$(cc_opts)" "$@"; }
@@ -207,6 +212,11 @@ if [ "${1:-}" = --build ]; then
 			"$bdir/.config" "$HARNESS/x86_64.config" \
 			"$HARNESS/x86_64-debug.config" > /dev/null 2>&1
 		mk -s olddefconfig > /dev/null
+		if [ -e "$bis/objtool.time" ]; then
+			mk -s -j"$JOBS" prepare > /dev/null 2>&1 || true
+			[ -e "$objtool" ] && touch -r "$bis/objtool.time" "$objtool"
+			rm -f "$bis/objtool.time"
+		fi
 		step "building after $(basename "$p")"
 		if mk -s -j"$JOBS" bzImage modules > "$bis/build.log" 2>&1; then
 			echo "PASS: patches: the test kernel builds after $(basename "$p")"
