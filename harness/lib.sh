@@ -10,7 +10,8 @@ HARNESS=$TOP/harness
 KSTATS_CACHE=${KSTATS_CACHE:-$HOME/.cache/kstats}
 JOBS=${JOBS:-$(nproc)}
 
-step() { printf '==> %s\n' "$*" >&2; }
+# step TEXT: a step's title, with the time since the script started.
+step() { printf '==> %s  (%dm%02ds)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)) >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # need_pkgs PKG...: install the Debian packages that are missing.
