@@ -3,7 +3,10 @@
  * Helper of the kstats selftests, built static so that it runs in a
  * minimal VM:
  *
- *   kstats_helper getppid N     N getppid() calls; prints the ns per call
+ *   kstats_helper getppid N     N getppid() calls on the CPU it starts on
+ *                               (pinned there: a pcpu: trace or a pair
+ *                               loses the calls that migrate); prints the
+ *                               ns per call
  *   kstats_helper pair N        N getpid() + getppid() pairs
  *   kstats_helper spin SECONDS  getppid() in a loop for SECONDS
  *   kstats_helper write FILE STRING
@@ -20,6 +23,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,8 +140,16 @@ int main(int argc, char **argv)
 
 	n = atol(argv[2]);
 	if (!strcmp(argv[1], "getppid")) {
-		double t0 = now_ns();
+		double t0;
+		cpu_set_t cpus;
 
+		CPU_ZERO(&cpus);
+		CPU_SET(sched_getcpu(), &cpus);
+		if (sched_setaffinity(0, sizeof(cpus), &cpus)) {
+			perror("sched_setaffinity");
+			return 1;
+		}
+		t0 = now_ns();
 		for (i = 0; i < n; i++)
 			syscall(SYS_getppid);
 		printf("calls %ld ns_per_call %.1f\n", n, (now_ns() - t0) / (n ? n : 1));

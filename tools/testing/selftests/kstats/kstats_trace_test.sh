@@ -38,7 +38,8 @@ field() {
 		for (i = 3; i < NF; i += 2) if ($i == k) print $(i + 1) }' "$CTL"
 }
 
-# The plain, pcpu: and fprobe: forms count every call, exactly.
+# The plain, pcpu: and fprobe: forms count every call, exactly (the helper
+# stays on one CPU: pcpu: loses a call that migrates, as documented).
 check_count() {
 	[ "$(ctl "trace $1$FUNC bits 4")" = OK ] || return 1
 	[ -e "$KS/$FUNC" ] && [ -e "$KS/GAP-$FUNC" ] || return 1
