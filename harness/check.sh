@@ -2,9 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # usage: harness/check.sh
 #
-# Every kstats test: kernel-style checks of the kernel files, the KUnit
-# suite in UML, the kselftest in the x86_64 VM and gnuplot on a metric
-# captured there. Ends with one line "N passed, N failed, N skipped".
+# Every kstats test: kernel-style checks of the kernel files and of the
+# patch series, the KUnit suites and kselftests in the x86_64 VM (debug
+# kernel), gnuplot and tools/kstats on a metric captured there, the
+# out-of-tree modules on Debian's kernels, the torture test, the KUnit
+# suite in UML and a build after each patch of the series (these two in
+# the background while the VM runs). Ends with one line
+# "N passed, N failed, N skipped".
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -118,31 +122,29 @@ warn=$(grep -E 'kstats' "$LOGS/htmldocs.log" | grep -iE 'warning|error')
 [ $r -eq 0 ] && [ -z "$warn" ] && grep -q 'kstats_record' "$html" && grep -q 'kstats_create' "$html"
 result $? "make htmldocs: dev-tools/kstats.html with the API, no warning about kstats"
 
-step "[2/8] KUnit suite in UML (first run builds UML: a few minutes)"
-"$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
-krc=$?
-grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|^# |not ok|Ran [0-9]+ tests' "$LOGS/kunit.log" |
-	sed 's/^\[[0-9:]*\] //'
-summary=$(grep -oE 'Ran [0-9]+ tests?: .*' "$LOGS/kunit.log" | tail -n 1)
-if [ -z "$summary" ]; then
-	tail -n 40 "$LOGS/kunit.log"
-	fail "KUnit: no results (exit $krc)"
-else
-	kp=$(echo "$summary" | grep -oE 'passed: [0-9]+' | grep -oE '[0-9]+' || echo 0)
-	kf=$(echo "$summary" | grep -oE '(failed|crashed): [0-9]+' | grep -oE '[0-9]+' |
-		paste -sd+ | bc 2>/dev/null || echo 0)
-	ks=$(echo "$summary" | grep -oE 'skipped: [0-9]+' | grep -oE '[0-9]+' || echo 0)
-	PASSED=$((PASSED + ${kp:-0}))
-	FAILED=$((FAILED + ${kf:-0}))
-	SKIPPED=$((SKIPPED + ${ks:-0}))
-	[ "$krc" -eq 0 ] || [ "${kf:-0}" -gt 0 ] || fail "KUnit: kunit.py exit $krc"
-	echo "KUnit: $summary"
+# The debug kernel (KASAN, lockdep, kmemleak...) runs the VM steps 2 and
+# 6; the bisect builds of step 8 start from its objects. `make demo` and
+# `make bench` use the plain kernel of the same sources.
+step "[2/8] KUnit and kselftests in the x86_64 VM, debug kernel (first run builds it: about 8 minutes)"
+if ! "$HARNESS/build-x86.sh" debug > "$LOGS/build-debug.log" 2>&1; then
+	tail -n 40 "$LOGS/build-debug.log"
+	fail "build the x86_64 debug kernel"
 fi
-
-# Steps 3 and 8 boot the debug kernel (KASAN, lockdep, kmemleak...) that
-# step 7's bisect builds share objects with: one kernel build, not three.
-# `make demo` and `make bench` use the plain kernel of the same sources.
-step "[3/8] KUnit and kselftests in the x86_64 VM, debug kernel (first run builds it: about 8 minutes)"
+# The VM runs on one host thread: the UML KUnit run and the bisect builds
+# (steps 7 and 8) use the other core meanwhile, one job at a time.
+(
+	JOBS=1 "$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
+	echo $? > "$LOGS/kunit.rc"
+	JOBS=1 "$HARNESS/patches.sh" --build > "$LOGS/bisect.log" 2>&1
+) &
+BG=$!
+# kill_tree PID: a process and all its descendants.
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do kill_tree "$c"; done
+	kill "$1" 2>/dev/null
+}
+trap 'kill_tree $BG; exit 130' INT TERM
 sel=$TOP/tools/testing/selftests
 # The selftests' helper, static: the VM has no libc.
 gcc -static -O2 -Wall -Wextra -Werror -o "$LOGS/kstats_helper" \
@@ -175,7 +177,7 @@ if [ "$vrc" -ne 0 ] && ! grep -qE '^(not ok|# Totals: pass:[0-9]+ fail:[1-9])' "
 	fail "the VM run failed (exit $vrc)"
 fi
 
-step "[4/8] gnuplot on the metric captured in the VM"
+step "[3/8] gnuplot on the metric captured in the VM"
 if [ -s "$LOGS/sample_kmalloc" ]; then
 	for what in pdf cdf; do
 		"$HARNESS/plot.sh" "$LOGS/sample_kmalloc" "$what" > "$LOGS/plot-$what.txt" 2>&1
@@ -186,7 +188,7 @@ if [ -s "$LOGS/sample_kmalloc" ]; then
 else
 	fail "gnuplot: no metric captured in the VM"
 fi
-step "[5/8] tools/kstats: build, tests on generated fixtures, fuzzing, plots"
+step "[4/8] tools/kstats: build, tests on generated fixtures, fuzzing, plots"
 need_pkgs gnuplot-nox prometheus clang libclang-rt-14-dev
 tk=$TOP/tools/kstats
 make -s -C "$tk" clean
@@ -239,7 +241,7 @@ else
 	cat "$LOGS/fuzz-build.log"
 	fail "build the fuzz target"
 fi
-step "[6/8] the out-of-tree modules on Debian's own kernels (6.12 and 6.1)"
+step "[5/8] the out-of-tree modules on Debian's own kernels (6.12 and 6.1)"
 for series in 6.12 6.1; do
 	"$HARNESS/stock.sh" "$series" > "$LOGS/stock-$series.log" 2>&1
 	while read -r verdict name; do
@@ -253,15 +255,7 @@ for series in 6.12 6.1; do
 		fail "kselftests on Debian's $series kernel: did not run"
 	fi
 done
-step "[7/8] the series is bisectable: the kernel (debug configuration) builds after each patch"
-"$HARNESS/patches.sh" --build > "$LOGS/bisect.log" 2>&1
-grep -qE '^(PASS|FAIL): ' "$LOGS/bisect.log" || { tail -n 30 "$LOGS/bisect.log"; fail "patches: bisect build did not run"; }
-grep -q '^FAIL: ' "$LOGS/bisect.log" && grep -B 22 '^FAIL: ' "$LOGS/bisect.log" | grep -v '^PASS'
-while read -r verdict name; do
-	if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
-done < <(grep -E '^(PASS|FAIL): ' "$LOGS/bisect.log")
-
-step "[8/8] torture on the debug kernel: KASAN, lockdep, kmemleak, fault injection, hotplug"
+step "[6/8] torture on the debug kernel: KASAN, lockdep, kmemleak, fault injection, hotplug"
 # Short: 30 s, 1000 fuzzer writes, 4 rounds of fault injection.
 KSTATS_FUZZ_COUNT=${KSTATS_FUZZ_COUNT:-1000} KSTATS_FI_ROUNDS=${KSTATS_FI_ROUNDS:-4} \
 	"$HARNESS/torture.sh" "${TORTURE_SECONDS:-30}" > "$LOGS/torture.log" 2>&1
@@ -273,4 +267,33 @@ if [ $trc -ne 0 ] && ! grep -q '^not ok ' "$LOGS/torture.log"; then
 	tail -n 60 "$LOGS/torture.log"
 	fail "torture: the debug VM reported a problem (exit $trc)"
 fi
+wait "$BG"
+trap - INT TERM
+step "[7/8] KUnit suite in UML (run in the background since step 2)"
+krc=$(cat "$LOGS/kunit.rc" 2>/dev/null || echo 1)
+grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|^# |not ok|Ran [0-9]+ tests' "$LOGS/kunit.log" |
+	sed 's/^\[[0-9:]*\] //'
+summary=$(grep -oE 'Ran [0-9]+ tests?: .*' "$LOGS/kunit.log" | tail -n 1)
+if [ -z "$summary" ]; then
+	tail -n 40 "$LOGS/kunit.log"
+	fail "KUnit: no results (exit $krc)"
+else
+	kp=$(echo "$summary" | grep -oE 'passed: [0-9]+' | grep -oE '[0-9]+' || echo 0)
+	kf=$(echo "$summary" | grep -oE '(failed|crashed): [0-9]+' | grep -oE '[0-9]+' |
+		paste -sd+ | bc 2>/dev/null || echo 0)
+	ks=$(echo "$summary" | grep -oE 'skipped: [0-9]+' | grep -oE '[0-9]+' || echo 0)
+	PASSED=$((PASSED + ${kp:-0}))
+	FAILED=$((FAILED + ${kf:-0}))
+	SKIPPED=$((SKIPPED + ${ks:-0}))
+	[ "$krc" -eq 0 ] || [ "${kf:-0}" -gt 0 ] || fail "KUnit: kunit.py exit $krc"
+	echo "KUnit: $summary"
+fi
+
+step "[8/8] the series is bisectable: the kernel (debug configuration) builds after each patch (in the background since step 2)"
+grep -qE '^(PASS|FAIL): ' "$LOGS/bisect.log" || { tail -n 30 "$LOGS/bisect.log"; fail "patches: bisect build did not run"; }
+grep -q '^FAIL: ' "$LOGS/bisect.log" && grep -B 22 '^FAIL: ' "$LOGS/bisect.log" | grep -v '^PASS'
+while read -r verdict name; do
+	if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
+done < <(grep -E '^(PASS|FAIL): ' "$LOGS/bisect.log")
+
 finish

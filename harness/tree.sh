@@ -79,7 +79,8 @@ rsync -rc "$stage/" "$SRC/"
 rm -rf "$stage"
 
 # A stamp of everything the builds depend on, to skip a build of an
-# unchanged tree.
+# unchanged tree; replaced at once, as builds may be reading it.
 hash_of $(sort "$manifest" | sed "s|^|$TOP/|") $patches \
-	"$HARNESS"/*.config > "$WORK/tree.hash"
+	"$HARNESS"/*.config > "$WORK/tree.hash.new"
+mv "$WORK/tree.hash.new" "$WORK/tree.hash"
 step "kernel tree ready: $SRC ($(cat "$WORK/tree.hash"))"
