@@ -125,7 +125,7 @@ result $? "make htmldocs: dev-tools/kstats.html with the API, no warning about k
 # The debug kernel (KASAN, lockdep, kmemleak...) runs the VM steps 2 and
 # 6; the bisect builds of step 8 start from its objects. `make demo` and
 # `make bench` use the plain kernel of the same sources.
-step "[2/8] KUnit and kselftests in the x86_64 VM, debug kernel (first run builds it: about 8 minutes)"
+step "[2/8] KUnit and kselftests in the x86_64 VM, debug kernel (first run builds it: about 7 minutes)"
 if ! "$HARNESS/build-x86.sh" debug > "$LOGS/build-debug.log" 2>&1; then
 	tail -n 40 "$LOGS/build-debug.log"
 	fail "build the x86_64 debug kernel"

@@ -63,8 +63,11 @@ kstats_trace, which may be built as a module, times functions with them."
 /sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
 function from entry to return
 with a kretprobe, a kretprobe keeping the
-entry time per CPU (pcpu:) or the function graph tracer (fprobe:), and
-the code between two kprobes or tracepoints.
+entry time per CPU (pcpu:) or ftrace alone (fprobe:), and the code
+between two kprobes or tracepoints. On x86_64, fprobe: is an ftrace
+direct trampoline that calls the function and keeps the entry time in
+its own stack frame: a third of the cost of a kretprobe. Elsewhere it
+is the function graph tracer.
 Bad commands fail with an errno and a warning and leave nothing behind.
 
 The KUnit suite tests the parser on a table of good and bad lines, and

@@ -9,8 +9,9 @@
  *
  * A function is timed from entry to return with a kretprobe (default), a
  * kretprobe keeping the entry time per CPU (pcpu:), or through ftrace alone
- * (fprobe:, with the function graph tracer when built in the kernel tree,
- * else with an fprobe).
+ * (fprobe:): on x86_64, an ftrace direct trampoline that calls the function
+ * and keeps the entry time in its own stack frame; elsewhere the function
+ * graph tracer when built in the kernel tree, else an fprobe.
  * A stretch of code is timed between two kprobes or tracepoints; the end
  * closes the start that the same CPU opened.
  *
@@ -24,17 +25,25 @@
 #include <linux/debugfs.h>
 #include <linux/fprobe.h>
 #include <linux/ftrace.h>
+#include <linux/hashtable.h>
 #include <linux/kprobes.h>
 #include <linux/kstats.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#ifdef CONFIG_KSTATS_TRACE_DIRECT
+#include <asm/linkage.h>
+#include <asm/unwind_hints.h>
+#endif
 
 #include "kstats_trace.h"
 
@@ -54,6 +63,7 @@ static const char * const kstats_trace_modes[] = {
 struct kstats_trace_cpu {
 	u64 start;		/* time of the open start, 0 if none */
 	u64 last_ret;		/* time of the last return, 0 if none */
+	long inflight;		/* fprobe: calls entered here, minus returns */
 };
 
 /* One end of a pair: a kprobe, or a tracepoint when tp is set. */
@@ -78,6 +88,14 @@ struct kstats_trace {
 		struct fprobe fp;
 #ifdef CONFIG_KSTATS_TRACE_FGRAPH
 		struct fgraph_ops gops;
+#endif
+#ifdef CONFIG_KSTATS_TRACE_DIRECT
+		struct {
+			struct ftrace_ops ops;
+			struct hlist_node node;	/* in kstats_trace_direct_hash */
+			unsigned long ip;	/* the function's fentry call */
+			struct delayed_work reap;	/* calls left at removal */
+		} direct;
 #endif
 		struct {
 			struct kstats_trace_end start;
@@ -109,7 +127,7 @@ static __always_inline u64 kstats_trace_now(void)
  * trace on this CPU: the per-CPU times are swapped with this_cpu_xchg(),
  * which is atomic with respect to local interrupts.
  */
-static void kstats_trace_gap(struct kstats_trace *t, u64 now)
+static __always_inline void kstats_trace_gap(struct kstats_trace *t, u64 now)
 {
 	u64 last = this_cpu_xchg(t->cpu->last_ret, 0);
 
@@ -117,14 +135,14 @@ static void kstats_trace_gap(struct kstats_trace *t, u64 now)
 		kstats_record(t->gap, now - last);
 }
 
-static void kstats_trace_open(struct kstats_trace *t, u64 now)
+static __always_inline void kstats_trace_open(struct kstats_trace *t, u64 now)
 {
 	/* A start that overwrites an open one loses that one. */
 	if (this_cpu_xchg(t->cpu->start, now))
 		atomic_long_inc(&t->missed);
 }
 
-static void kstats_trace_close(struct kstats_trace *t, u64 now)
+static __always_inline void kstats_trace_close(struct kstats_trace *t, u64 now)
 {
 	u64 start = this_cpu_xchg(t->cpu->start, 0);
 
@@ -135,7 +153,7 @@ static void kstats_trace_close(struct kstats_trace *t, u64 now)
 }
 
 /* A call: the gap since the last return, and the entry time kept. */
-static void kstats_trace_enter(struct kstats_trace *t, u64 now, u64 *entry)
+static __always_inline void kstats_trace_enter(struct kstats_trace *t, u64 now, u64 *entry)
 {
 	kstats_trace_gap(t, now);
 	if (entry)
@@ -145,7 +163,7 @@ static void kstats_trace_enter(struct kstats_trace *t, u64 now, u64 *entry)
 }
 
 /* A return: the call's time, and the start of the next gap. */
-static void kstats_trace_return(struct kstats_trace *t, u64 now, u64 *entry)
+static __always_inline void kstats_trace_return(struct kstats_trace *t, u64 now, u64 *entry)
 {
 	if (entry)
 		kstats_record(t->ks, now - *entry);
@@ -200,6 +218,34 @@ static void kstats_trace_fp_exit(struct fprobe *fp, unsigned long ip,
 
 NOKPROBE_SYMBOL(kstats_trace_fp_exit);
 
+#if defined(CONFIG_KSTATS_TRACE_FGRAPH) || defined(CONFIG_KSTATS_TRACE_DIRECT)
+/*
+ * The address of a function, found the way a kprobe finds it, and only
+ * if kprobes would probe it: the probe is registered disabled, so that
+ * no code is patched, and removed at once. ftrace cannot be asked by
+ * name: it names a location by one of the symbols at its address, not
+ * always the one asked for (__do_sys_getppid for __x64_sys_getppid).
+ */
+static int kstats_trace_addr(struct kstats_trace *t, unsigned long *addr)
+{
+	struct kprobe kp = {
+		.symbol_name = t->start.sym,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	int ret;
+
+	ret = register_kprobe(&kp);
+	if (ret) {
+		pr_warn("%s: cannot probe %s: %d\n", t->name, t->start.sym, ret);
+		return ret;
+	}
+	*addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	return 0;
+}
+
+#endif
+
 #ifdef CONFIG_KSTATS_TRACE_FGRAPH
 /*
  * fprobe: through the function graph tracer directly, as fprobe itself
@@ -240,37 +286,12 @@ static void kstats_trace_fg_return(struct ftrace_graph_ret *trace,
 		atomic_long_inc(&t->missed);
 }
 
-/*
- * The address of a function, found the way a kprobe finds it, and only
- * if kprobes would probe it: the probe is registered disabled, so that
- * no code is patched, and removed at once. ftrace cannot be asked by
- * name: it names a location by one of the symbols at its address, not
- * always the one asked for (__do_sys_getppid for __x64_sys_getppid).
- */
-static int kstats_trace_fg_addr(struct kstats_trace *t, unsigned long *addr)
-{
-	struct kprobe kp = {
-		.symbol_name = t->start.sym,
-		.flags = KPROBE_FLAG_DISABLED,
-	};
-	int ret;
-
-	ret = register_kprobe(&kp);
-	if (ret) {
-		pr_warn("%s: cannot probe %s: %d\n", t->name, t->start.sym, ret);
-		return ret;
-	}
-	*addr = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
-	return 0;
-}
-
 static int kstats_trace_fg_attach(struct kstats_trace *t)
 {
 	unsigned long addr;
 	int ret;
 
-	ret = kstats_trace_fg_addr(t, &addr);
+	ret = kstats_trace_addr(t, &addr);
 	if (ret)
 		return ret;
 	ret = ftrace_set_filter_ip(&t->gops.ops, addr, 0, 1);
@@ -303,6 +324,366 @@ static int kstats_trace_fg_attach(struct kstats_trace *t)
 
 static void kstats_trace_fg_detach(struct kstats_trace *t)
 {
+}
+#endif
+
+#ifdef CONFIG_KSTATS_TRACE_DIRECT
+/*
+ * fprobe: on x86_64. ftrace makes the function's fentry call a direct
+ * call of kstats_trace_direct(): no ftrace_ops loop, no pt_regs saved. The
+ * trampoline then does what the caller did: it calls the body of the
+ * function with the caller's arguments, times that call, and returns the
+ * body's return value to the caller. The entry time is kept in the
+ * trampoline's stack frame: the return needs no shadow stack, no object
+ * pool and no return address rewritten.
+ *
+ *	caller:	call FUNC
+ *	FUNC:	call kstats_trace_direct		(was: call __fentry__)
+ *		  kstats_trace_direct_enter()
+ *		  call FUNC+5				(the body)
+ *		  kstats_trace_direct_exit()
+ *		  return to the caller
+ *
+ * The registers that pass arguments are saved around the enter hook, and
+ * the return value (%rax, %rdx) around the exit hook. Arguments passed on
+ * the stack are copied below the frame, up to KSTATS_TRACE_STACK_WORDS
+ * words, and not past the end of the stack: a function with more stack
+ * arguments must not be traced this way. A call on a stack other than the
+ * task's or the IRQ stack (NMI and exception stacks) is not timed: the
+ * trampoline returns into the function as __fentry__ would have, and the
+ * call is counted as missed. So is a call whose trace is being added or
+ * removed.
+ *
+ * One trampoline serves every trace: it finds the trace by the address of
+ * the fentry call, in an RCU hash table. Each trace counts, per CPU, the
+ * calls it has in flight; a call that sleeps in the function when its
+ * trace is removed still returns through the trampoline and records its
+ * sample: the trace and its metrics are freed when the last such call has
+ * returned.
+ */
+#define KSTATS_TRACE_STACK_WORDS	16
+#define KSTATS_TRACE_FRAME_SIZE		200
+#define KSTATS_TRACE_REAP_DELAY		(HZ / 10)
+
+/* The trampoline's stack frame, from its stack pointer up. */
+struct kstats_trace_frame {
+	unsigned long stack[KSTATS_TRACE_STACK_WORDS];	/* arguments, copied */
+	unsigned long pad;		/* keeps the body's stack alignment */
+	u64 entry;			/* the entry time */
+	struct kstats_trace *t;
+	unsigned long regs[6];		/* %r9, %r8, %rcx, %rdx, %rsi, %rdi */
+	unsigned long bp;		/* the frame pointer: %rbp */
+	unsigned long ip;		/* the body, after the fentry call */
+	unsigned long ret;		/* the return address in the caller */
+	unsigned long args[];		/* the caller's stack arguments */
+};
+
+static_assert(offsetof(struct kstats_trace_frame, bp) == KSTATS_TRACE_FRAME_SIZE);
+static_assert(offsetof(struct kstats_trace_frame, regs) == KSTATS_TRACE_FRAME_SIZE - 48);
+/* The body's stack pointer at entry, as the caller's was, modulo 16. */
+static_assert(KSTATS_TRACE_FRAME_SIZE % 16 == 8);
+
+#ifdef CONFIG_MITIGATION_RETPOLINE
+#define KSTATS_TRACE_CALL_BODY	"	call __x86_indirect_thunk_rax\n"
+#else
+#define KSTATS_TRACE_CALL_BODY	"	call *%rax\n"
+#endif
+
+#define KSTATS_TRACE_LOAD_ARGS		\
+	"	movq -8(%rbp), %rdi\n"	\
+	"	movq -16(%rbp), %rsi\n"	\
+	"	movq -24(%rbp), %rdx\n"	\
+	"	movq -32(%rbp), %rcx\n"	\
+	"	movq -40(%rbp), %r8\n"	\
+	"	movq -48(%rbp), %r9\n"
+
+asm("	.pushsection .text, \"ax\", @progbits\n"
+	"	.type kstats_trace_direct, @function\n"
+	"kstats_trace_direct:\n"
+	"	pushq %rbp\n"
+	"	movq %rsp, %rbp\n"
+	"	subq $" __stringify(KSTATS_TRACE_FRAME_SIZE) ", %rsp\n"
+	"	movq %rdi, -8(%rbp)\n"
+	"	movq %rsi, -16(%rbp)\n"
+	"	movq %rdx, -24(%rbp)\n"
+	"	movq %rcx, -32(%rbp)\n"
+	"	movq %r8, -40(%rbp)\n"
+	"	movq %r9, -48(%rbp)\n"
+	"	movq %rsp, %rdi\n"
+	"	call kstats_trace_direct_enter\n"
+	"	testq %rax, %rax\n"
+	"	js 1f\n"
+	/* Copy %rax words of stack arguments. */
+	"	movq %rax, %rcx\n"
+	"	leaq 24(%rbp), %rsi\n"
+	"	movq %rsp, %rdi\n"
+	"	rep movsq\n"
+	KSTATS_TRACE_LOAD_ARGS
+	"	movq 8(%rbp), %rax\n"
+	KSTATS_TRACE_CALL_BODY
+	"	movq %rax, -8(%rbp)\n"
+	"	movq %rdx, -16(%rbp)\n"
+	"	movq %rsp, %rdi\n"
+	"	call kstats_trace_direct_exit\n"
+	"	movq -8(%rbp), %rax\n"
+	"	movq -16(%rbp), %rdx\n"
+	"	leave\n"
+	/* Drop the return address into the body: back to the caller. */
+	"	addq $8, %rsp\n"
+	UNWIND_HINT_FUNC
+	ASM_RET
+	/* Not timed: into the body, as from __fentry__. */
+	"1:\n"
+	KSTATS_TRACE_LOAD_ARGS
+	"	leave\n"
+	ASM_RET
+	"	.size kstats_trace_direct, .-kstats_trace_direct\n"
+	"	.popsection\n"
+);
+NOKPROBE_SYMBOL(kstats_trace_direct);
+
+static DEFINE_HASHTABLE(kstats_trace_direct_hash, 6);
+static LIST_HEAD(kstats_trace_reaping);
+
+static __always_inline struct kstats_trace *
+kstats_trace_direct_find(unsigned long ip)
+{
+	struct kstats_trace *t;
+
+	hash_for_each_possible_rcu_notrace(kstats_trace_direct_hash, t,
+					   direct.node, ip)
+		if (t->direct.ip == ip)
+			return t;
+	return NULL;
+}
+
+/*
+ * The end of the stack that @sp is on, if it is the task's stack or this
+ * CPU's IRQ stack (whose top word keeps the stack pointer it came from);
+ * 0 on any other. Called with preemption disabled.
+ */
+static __always_inline unsigned long kstats_trace_stack_end(unsigned long sp)
+{
+	unsigned long base = (unsigned long)task_stack_page(current);
+	unsigned long top;
+
+	if (sp - base <= THREAD_SIZE)
+		return base + THREAD_SIZE;
+	top = (unsigned long)__this_cpu_read(pcpu_hot.hardirq_stack_ptr) + 8;
+	if (sp - (top - IRQ_STACK_SIZE) <= IRQ_STACK_SIZE)
+		return top;
+	return 0;
+}
+
+/*
+ * Called by the trampoline at the function's entry, with the frame in
+ * which to keep the trace and the entry time. Returns the number of stack
+ * words to copy for the body, or -1 to run the function untimed.
+ */
+long notrace kstats_trace_direct_enter(struct kstats_trace_frame *f)
+{
+	unsigned long sp = (unsigned long)f->args, end;
+	struct kstats_trace *t;
+	long words = -1;
+	u64 now;
+
+	preempt_disable_notrace();
+	t = kstats_trace_direct_find(f->ip - MCOUNT_INSN_SIZE);
+	if (unlikely(!t))
+		goto out;
+	end = kstats_trace_stack_end(sp);
+	if (unlikely(!end)) {
+		atomic_long_inc(&t->missed);
+		goto out;
+	}
+	this_cpu_inc(t->cpu->inflight);
+	f->t = t;
+	now = kstats_trace_now();
+	kstats_trace_enter(t, now, &f->entry);
+	words = min_t(unsigned long, KSTATS_TRACE_STACK_WORDS,
+		      (end - sp) / sizeof(long));
+out:
+	preempt_enable_notrace();
+	return words;
+}
+
+NOKPROBE_SYMBOL(kstats_trace_direct_enter);
+
+/* Called by the trampoline when the body has returned. */
+void notrace kstats_trace_direct_exit(struct kstats_trace_frame *f)
+{
+	struct kstats_trace *t = f->t;
+	u64 now = kstats_trace_now();
+
+	preempt_disable_notrace();
+	kstats_trace_return(t, now, &f->entry);
+	/*
+	 * The call's last access to the trace, which may be freed once the
+	 * sum of the counters is 0: x86 does not move the loads and stores
+	 * above after this store.
+	 */
+	this_cpu_dec(t->cpu->inflight);
+	preempt_enable_notrace();
+}
+
+NOKPROBE_SYMBOL(kstats_trace_direct_exit);
+
+static int kstats_trace_direct_attach(struct kstats_trace *t)
+{
+	struct kstats_trace *other;
+	unsigned long addr;
+	int ret;
+
+	ret = kstats_trace_addr(t, &addr);
+	if (ret)
+		return ret;
+	/* Without IBT, the fentry call is the function's first instruction. */
+	t->direct.ip = addr;
+	other = kstats_trace_direct_find(t->direct.ip);
+	if (other) {
+		pr_warn("%s: %s is traced already, as %s\n",
+			t->name, t->start.sym, other->name);
+		return -EBUSY;
+	}
+	ret = ftrace_set_filter_ip(&t->direct.ops, t->direct.ip, 0, 0);
+	if (ret) {
+		pr_warn("%s: ftrace cannot hook %s: %d\n",
+			t->name, t->start.sym, ret);
+		return ret;
+	}
+	hash_add_rcu(kstats_trace_direct_hash, &t->direct.node, t->direct.ip);
+	ret = register_ftrace_direct(&t->direct.ops,
+				     (unsigned long)kstats_trace_direct);
+	if (ret) {
+		pr_warn("%s: cannot attach to %s (a BPF trampoline there?): %d\n",
+			t->name, t->start.sym, ret);
+		hash_del_rcu(&t->direct.node);
+		synchronize_rcu();
+		ftrace_free_filter(&t->direct.ops);
+	}
+	return ret;
+}
+
+/*
+ * Once unregister_ftrace_direct() has returned, no task is left between a
+ * fentry call and the count of its call in flight (it waits for a
+ * tasks-RCU grace period); once synchronize_rcu() has, no enter hook uses
+ * the hash entry.
+ */
+static void kstats_trace_direct_detach(struct kstats_trace *t)
+{
+	unregister_ftrace_direct(&t->direct.ops,
+				 (unsigned long)kstats_trace_direct, true);
+	hash_del_rcu(&t->direct.node);
+	synchronize_rcu();
+}
+
+/*
+ * The calls in flight: entries minus returns, summed over the CPUs. Once
+ * the trace is detached the counters only go down, so a sum of 0 is
+ * final.
+ */
+static long kstats_trace_inflight(struct kstats_trace *t)
+{
+	long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu_ptr(t->cpu, cpu)->inflight);
+	return n;
+}
+
+static void kstats_trace_free(struct kstats_trace *t);
+
+static void kstats_trace_reap(struct work_struct *work)
+{
+	struct kstats_trace *t = container_of(to_delayed_work(work),
+					      struct kstats_trace, direct.reap);
+
+	if (kstats_trace_inflight(t)) {
+		schedule_delayed_work(&t->direct.reap, KSTATS_TRACE_REAP_DELAY);
+		return;
+	}
+	mutex_lock(&kstats_trace_mutex);
+	list_del(&t->node);
+	mutex_unlock(&kstats_trace_mutex);
+	kstats_trace_free(t);
+	/* kstats_trace_exit() waits until this function has returned. */
+	module_put(THIS_MODULE);
+}
+
+/*
+ * A removed trace with calls in flight (sleeping in the function) is
+ * freed when they have returned, by a work item that holds the module.
+ * Returns whether it was handed over.
+ */
+static bool kstats_trace_reap_later(struct kstats_trace *t)
+{
+	long n;
+
+	if (t->mode != KSTATS_TRACE_FPROBE)
+		return false;
+	n = kstats_trace_inflight(t);
+	if (!n)
+		return false;
+	pr_info("%s: removed, calls in flight: %ld; its metrics go when they return\n",
+		t->name, n);
+	__module_get(THIS_MODULE);
+	list_add_tail(&t->node, &kstats_trace_reaping);
+	INIT_DELAYED_WORK(&t->direct.reap, kstats_trace_reap);
+	schedule_delayed_work(&t->direct.reap, KSTATS_TRACE_REAP_DELAY);
+	return true;
+}
+
+/* At module exit: wait for the calls in flight, which cannot be left. */
+static void kstats_trace_wait(struct kstats_trace *t)
+{
+	bool warned = false;
+
+	if (t->mode != KSTATS_TRACE_FPROBE)
+		return;
+	while (kstats_trace_inflight(t)) {
+		if (!warned)
+			pr_warn("%s: waiting for calls in flight: %ld\n",
+				t->name, kstats_trace_inflight(t));
+		warned = true;
+		schedule_timeout_idle(KSTATS_TRACE_REAP_DELAY);
+	}
+}
+
+/* A removed trace whose calls in flight have not all returned. */
+static bool kstats_trace_reaping_has(const char *name)
+{
+	struct kstats_trace *t;
+
+	lockdep_assert_held(&kstats_trace_mutex);
+	list_for_each_entry(t, &kstats_trace_reaping, node)
+		if (!strcmp(t->name, name))
+			return true;
+	return false;
+}
+#else
+static int kstats_trace_direct_attach(struct kstats_trace *t)
+{
+	return -EOPNOTSUPP;
+}
+
+static void kstats_trace_direct_detach(struct kstats_trace *t)
+{
+}
+
+static bool kstats_trace_reap_later(struct kstats_trace *t)
+{
+	return false;
+}
+
+static void kstats_trace_wait(struct kstats_trace *t)
+{
+}
+
+static bool kstats_trace_reaping_has(const char *name)
+{
+	return false;
 }
 #endif
 
@@ -595,6 +976,8 @@ static int kstats_trace_attach(struct kstats_trace *t)
 				t->name, sym, ret);
 		return ret;
 	case KSTATS_TRACE_FPROBE:
+		if (IS_ENABLED(CONFIG_KSTATS_TRACE_DIRECT))
+			return kstats_trace_direct_attach(t);
 		if (IS_ENABLED(CONFIG_KSTATS_TRACE_FGRAPH))
 			return kstats_trace_fg_attach(t);
 		if (!IS_ENABLED(CONFIG_FPROBE)) {
@@ -632,7 +1015,9 @@ static void kstats_trace_detach(struct kstats_trace *t)
 		unregister_kretprobe(&t->krp);
 		break;
 	case KSTATS_TRACE_FPROBE:
-		if (IS_ENABLED(CONFIG_KSTATS_TRACE_FGRAPH))
+		if (IS_ENABLED(CONFIG_KSTATS_TRACE_DIRECT))
+			kstats_trace_direct_detach(t);
+		else if (IS_ENABLED(CONFIG_KSTATS_TRACE_FGRAPH))
 			kstats_trace_fg_detach(t);
 		else
 			unregister_fprobe(&t->fp);
@@ -663,6 +1048,10 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 	int ret;
 
 	lockdep_assert_held(&kstats_trace_mutex);
+	if (kstats_trace_reaping_has(cmd->name)) {
+		pr_warn("%s: removed, with calls still in flight\n", cmd->name);
+		return -EBUSY;
+	}
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -726,7 +1115,8 @@ static int kstats_trace_remove(const char *name)
 	}
 	list_del(&t->node);
 	kstats_trace_detach(t);
-	kstats_trace_free(t);
+	if (!kstats_trace_reap_later(t))
+		kstats_trace_free(t);
 	return 0;
 }
 
@@ -806,7 +1196,8 @@ static unsigned long kstats_trace_missed(struct kstats_trace *t)
 	case KSTATS_TRACE_PCPU:
 		return missed + t->krp.nmissed + t->krp.kp.nmissed;
 	case KSTATS_TRACE_FPROBE:
-		if (IS_ENABLED(CONFIG_KSTATS_TRACE_FGRAPH))
+		if (IS_ENABLED(CONFIG_KSTATS_TRACE_DIRECT) ||
+		    IS_ENABLED(CONFIG_KSTATS_TRACE_FGRAPH))
 			return missed;
 		return missed + t->fp.nmissed;
 	case KSTATS_TRACE_PAIR:
@@ -881,9 +1272,17 @@ static void __exit kstats_trace_exit(void)
 	list_for_each_entry_safe(t, tmp, &kstats_trace_list, node) {
 		list_del(&t->node);
 		kstats_trace_detach(t);
+		kstats_trace_wait(t);
 		kstats_trace_free(t);
 	}
 	mutex_unlock(&kstats_trace_mutex);
+	/*
+	 * No task may run the trampoline's last instructions, after its
+	 * call of the exit hook, nor the end of kstats_trace_reap(), when
+	 * the module's text goes.
+	 */
+	if (IS_ENABLED(CONFIG_KSTATS_TRACE_DIRECT))
+		synchronize_rcu_tasks();
 }
 
 module_init(kstats_trace_init);

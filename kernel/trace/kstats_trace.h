@@ -39,6 +39,14 @@ struct kstats_trace_cmd {
 	unsigned int bits;
 };
 
+#ifdef CONFIG_KSTATS_TRACE_DIRECT
+/* fprobe: on x86_64: the trampoline, and the hooks it calls. */
+struct kstats_trace_frame;
+void kstats_trace_direct(void);
+long kstats_trace_direct_enter(struct kstats_trace_frame *f);
+void kstats_trace_direct_exit(struct kstats_trace_frame *f);
+#endif
+
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Visible to the KUnit suite only (VISIBLE_IF_KUNIT). */
 int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd);

@@ -6,9 +6,12 @@
  */
 
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kstats.h>
+#include <linux/kthread.h>
 #include <linux/mount.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
@@ -163,6 +166,53 @@ static noinline __noclone int kstrace_test_end(int x)
 	return x - 1;
 }
 
+/* The same function under a second name. */
+static int kstrace_test_alias(int x) __alias(kstrace_test_fn) __used;
+
+struct kstrace_test_two {
+	long a, b;
+};
+
+/*
+ * Ten arguments, the last four on the stack, and a return value in two
+ * registers (%rax and %rdx on x86_64): what a trampoline that calls the
+ * function itself must pass through.
+ */
+static noinline __noclone struct kstrace_test_two
+kstrace_test_args(long a, long b, long c, long d, long e, long f, long g,
+		  long h, long i, long j)
+{
+	struct kstrace_test_two r = {
+		.a = a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f,
+		.b = 7 * g + 8 * h + 9 * i + 10 * j,
+	};
+
+	barrier();
+	return r;
+}
+
+struct kstrace_test_sleep {
+	struct completion entered, go, done;
+	int ret;
+};
+
+/* Sleeps in the function until told to return. */
+static noinline __noclone int kstrace_test_sleep(struct kstrace_test_sleep *s)
+{
+	complete(&s->entered);
+	wait_for_completion(&s->go);
+	barrier();
+	return 1;
+}
+
+static int kstrace_test_sleeper(void *data)
+{
+	struct kstrace_test_sleep *s = data;
+
+	s->ret = kstrace_test_sleep(s);
+	kthread_complete_and_exit(&s->done, 0);
+}
+
 static struct vfsmount *kstats_trace_test_mnt;
 
 static int kstats_trace_test_init(struct kunit_suite *suite)
@@ -295,6 +345,80 @@ static void kstats_trace_test_tracepoints(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kunit_tp"), 0);
 }
 
+/* fprobe: passes stack arguments and two-register return values through. */
+static void kstats_trace_test_args(struct kunit *test)
+{
+	struct kstrace_test_two want, got;
+	long i;
+
+	for (i = 0; i < 3; i++) {
+		want = kstrace_test_args(i, 1, 2, 3, 4, 5, 6, 7, 8, 9 - i);
+		KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_args"), 0);
+		got = kstrace_test_args(i, 1, 2, 3, 4, 5, 6, 7, 8, 9 - i);
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, "kstrace_test_args"), 1);
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_args"), 0);
+		KUNIT_EXPECT_EQ(test, got.a, want.a);
+		KUNIT_EXPECT_EQ(test, got.b, want.b);
+	}
+	KUNIT_EXPECT_EQ(test, want.b, 7 * 6 + 8 * 7 + 9 * 8 + 10 * 7);
+}
+
+/*
+ * fprobe: through the direct trampoline: a trace removed while a call
+ * sleeps in the function keeps its metrics until that call has returned,
+ * and its name until then; a second trace of the same function, under
+ * another of its names, is refused.
+ */
+static void kstats_trace_test_direct(struct kunit *test)
+{
+	const char *name = "kstrace_test_sleep";
+	struct kstrace_test_sleep *s;
+	struct task_struct *task;
+	char *before;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_KSTATS_TRACE_DIRECT))
+		kunit_skip(test, "fprobe: does not use the direct trampoline here");
+
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_fn"), 0);
+	before = kstats_trace_test_read(test, "_control");
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_alias"),
+			-EBUSY);
+	KUNIT_EXPECT_STREQ(test, kstats_trace_test_read(test, "_control"), before);
+	KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "kstrace_test_alias"));
+	KUNIT_EXPECT_EQ(test, kstrace_test_alias(1), 2);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, "kstrace_test_fn"), 1);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), 0);
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	init_completion(&s->entered);
+	init_completion(&s->go);
+	init_completion(&s->done);
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_sleep"), 0);
+	task = kthread_run(kstrace_test_sleeper, s, "kstrace_sleeper");
+	if (IS_ERR(task)) {
+		kstats_trace_test_exec("remove kstrace_test_sleep");
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(task));
+		return;
+	}
+	wait_for_completion(&s->entered);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_sleep"), 0);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, name), -1);
+	KUNIT_EXPECT_NOT_NULL(test, kstats_trace_test_read(test, name));
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_sleep"),
+			-EBUSY);
+	complete(&s->go);
+	wait_for_completion(&s->done);
+	KUNIT_EXPECT_EQ(test, s->ret, 1);
+	/* The metrics go within a few tenths of a second of the return. */
+	for (i = 0; i < 50 && kstats_trace_test_read(test, name); i++)
+		msleep(100);
+	KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, name));
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_sleep"), 0);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_sleep"), 0);
+}
+
 struct kstats_trace_test_err {
 	const char *cmd;
 	int ret;
@@ -354,6 +478,8 @@ static struct kunit_case kstats_trace_test_cases[] = {
 	KUNIT_CASE(kstats_trace_test_pair),
 	KUNIT_CASE(kstats_trace_test_tracepoints),
 	KUNIT_CASE(kstats_trace_test_errors),
+	KUNIT_CASE(kstats_trace_test_args),
+	KUNIT_CASE_SLOW(kstats_trace_test_direct),
 	{}
 };
 

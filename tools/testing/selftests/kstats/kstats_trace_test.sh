@@ -20,7 +20,7 @@ N=1000
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q " $FUNC\$" /proc/kallsyms ||
 	{ ktap_skip_all "no $FUNC in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 11
+ktap_set_plan 13
 
 # fprobe: needs CONFIG_FPROBE (Debian's 6.1 has none): EOPNOTSUPP otherwise.
 if grep -q ' register_fprobe$' /proc/kallsyms; then
@@ -193,6 +193,55 @@ check_unload() {
 		modprobe kstats_trace && [ -e "$CTL" ] && [ -z "$(cat "$CTL")" ]
 }
 ktap_test_result "unloading kstats_trace removes every trace" check_unload
+
+# fprobe: through the direct trampoline (x86_64 kernels built with kstats):
+# a call that sleeps in the function when its trace is removed, or when the
+# module is unloaded, still returns through the trampoline, in the module.
+SLEEPER=hrtimer_nanosleep
+check_inflight_remove() {
+	[ "$(ctl "trace fprobe:$SLEEPER")" = OK ] || return 1
+	sleep 3 &
+	pid=$!
+	sleep 1
+	[ "$(ctl "remove $SLEEPER")" = OK ] || { kill $pid; return 1; }
+	# Not listed any more; the metric stays until the call returns, and
+	# the module cannot go meanwhile.
+	listed=$(field $SLEEPER mode)
+	again=$(ctl "trace fprobe:$SLEEPER")
+	metric=no
+	[ -e "$KS/$SLEEPER" ] && metric=yes
+	rmmod kstats_trace 2>/dev/null && return 1
+	wait $pid
+	i=0
+	while [ -e "$KS/$SLEEPER" ] && [ $i -lt 5 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	ktap_print_msg "after remove: listed '$listed', metric $metric," \
+		"trace again $again; gone after ${i}s"
+	[ -z "$listed" ] && [ $metric = yes ] && [ "$again" = EBUSY ] &&
+		[ ! -e "$KS/$SLEEPER" ] && [ "$(ctl "trace fprobe:$SLEEPER")" = OK ] &&
+		[ "$(ctl "remove $SLEEPER")" = OK ]
+}
+
+check_inflight_unload() {
+	[ "$(ctl "trace fprobe:$SLEEPER")" = OK ] || return 1
+	sleep 3 &
+	pid=$!
+	sleep 1
+	rmmod kstats_trace || { kill $pid; return 1; }
+	wait $pid
+	dmesg | grep -q "$SLEEPER: waiting for calls in flight: 1" &&
+		[ ! -e "$KS/$SLEEPER" ] && modprobe kstats_trace && [ -e "$CTL" ]
+}
+if grep -q ' kstats_trace_direct[[:space:]]' /proc/kallsyms; then
+	ktap_test_result "fprobe: removed with a call in flight keeps its metric until it returns" \
+		check_inflight_remove
+	ktap_test_result "fprobe: unloading waits for a call in flight" check_inflight_unload
+else
+	ktap_test_skip "fprobe: removed with a call in flight (no direct trampoline)"
+	ktap_test_skip "fprobe: unloading with a call in flight (no direct trampoline)"
+fi
 
 check_clean() {
 	! dmesg | grep -qE 'BUG:|WARNING:|Oops|Call Trace'
