@@ -20,7 +20,7 @@ N=1000
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q " $FUNC\$" /proc/kallsyms ||
 	{ ktap_skip_all "no $FUNC in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 13
+ktap_set_plan 14
 
 # fprobe: needs CONFIG_FPROBE (Debian's 6.1 has none): EOPNOTSUPP otherwise.
 if grep -q ' register_fprobe$' /proc/kallsyms; then
@@ -224,6 +224,18 @@ check_inflight_remove() {
 		[ "$(ctl "remove $SLEEPER")" = OK ]
 }
 
+# Softirqs run on the IRQ stack, near its top: the trampoline copies only
+# what is left of that stack, and times every call (none missed).
+check_irq_stack() {
+	[ "$(ctl "trace fprobe:__do_softirq")" = OK ] || return 1
+	sleep 1
+	n=$(field __do_softirq samples)
+	missed=$(field __do_softirq missed)
+	[ "$(ctl "remove __do_softirq")" = OK ] || return 1
+	ktap_print_msg "fprobe:__do_softirq: $n samples, $missed missed in 1 s"
+	[ "$n" -gt 0 ] && [ "$missed" -eq 0 ]
+}
+
 check_inflight_unload() {
 	[ "$(ctl "trace fprobe:$SLEEPER")" = OK ] || return 1
 	sleep 3 &
@@ -238,9 +250,11 @@ if grep -q ' kstats_trace_direct[[:space:]]' /proc/kallsyms; then
 	ktap_test_result "fprobe: removed with a call in flight keeps its metric until it returns" \
 		check_inflight_remove
 	ktap_test_result "fprobe: unloading waits for a call in flight" check_inflight_unload
+	ktap_test_result "fprobe: times softirqs on the IRQ stack" check_irq_stack
 else
 	ktap_test_skip "fprobe: removed with a call in flight (no direct trampoline)"
 	ktap_test_skip "fprobe: unloading with a call in flight (no direct trampoline)"
+	ktap_test_skip "fprobe: softirqs on the IRQ stack (no direct trampoline)"
 fi
 
 check_clean() {
