@@ -110,6 +110,8 @@ struct kstats_trace {
  */
 static DEFINE_MUTEX(kstats_trace_mutex);
 static LIST_HEAD(kstats_trace_list);
+/* Removed fprobe: traces with calls in flight, until these return. */
+static LIST_HEAD(kstats_trace_reaping);
 static struct dentry *kstats_trace_control;
 
 /*
@@ -243,7 +245,6 @@ static int kstats_trace_addr(struct kstats_trace *t, unsigned long *addr)
 	unregister_kprobe(&kp);
 	return 0;
 }
-
 #endif
 
 #ifdef CONFIG_KSTATS_TRACE_FGRAPH
@@ -351,8 +352,8 @@ static void kstats_trace_fg_detach(struct kstats_trace *t)
  * arguments must not be traced this way. A call on a stack other than the
  * task's or the IRQ stack (NMI and exception stacks) is not timed: the
  * trampoline returns into the function as __fentry__ would have, and the
- * call is counted as missed. So is a call whose trace is being added or
- * removed.
+ * call is counted as missed. A call that finds no trace (one being added
+ * or removed) runs untimed too, counted nowhere.
  *
  * One trampoline serves every trace: it finds the trace by the address of
  * the fentry call, in an RCU hash table. Each trace counts, per CPU, the
@@ -443,7 +444,6 @@ asm("	.pushsection .text, \"ax\", @progbits\n"
 NOKPROBE_SYMBOL(kstats_trace_direct);
 
 static DEFINE_HASHTABLE(kstats_trace_direct_hash, 6);
-static LIST_HEAD(kstats_trace_reaping);
 
 static __always_inline struct kstats_trace *
 kstats_trace_direct_find(unsigned long ip)
@@ -638,29 +638,15 @@ static bool kstats_trace_reap_later(struct kstats_trace *t)
 /* At module exit: wait for the calls in flight, which cannot be left. */
 static void kstats_trace_wait(struct kstats_trace *t)
 {
-	bool warned = false;
+	long n;
 
 	if (t->mode != KSTATS_TRACE_FPROBE)
 		return;
-	while (kstats_trace_inflight(t)) {
-		if (!warned)
-			pr_warn("%s: waiting for calls in flight: %ld\n",
-				t->name, kstats_trace_inflight(t));
-		warned = true;
+	n = kstats_trace_inflight(t);
+	if (n)
+		pr_warn("%s: waiting for calls in flight: %ld\n", t->name, n);
+	while (kstats_trace_inflight(t))
 		schedule_timeout_idle(KSTATS_TRACE_REAP_DELAY);
-	}
-}
-
-/* A removed trace whose calls in flight have not all returned. */
-static bool kstats_trace_reaping_has(const char *name)
-{
-	struct kstats_trace *t;
-
-	lockdep_assert_held(&kstats_trace_mutex);
-	list_for_each_entry(t, &kstats_trace_reaping, node)
-		if (!strcmp(t->name, name))
-			return true;
-	return false;
 }
 #else
 static int kstats_trace_direct_attach(struct kstats_trace *t)
@@ -679,11 +665,6 @@ static bool kstats_trace_reap_later(struct kstats_trace *t)
 
 static void kstats_trace_wait(struct kstats_trace *t)
 {
-}
-
-static bool kstats_trace_reaping_has(const char *name)
-{
-	return false;
 }
 #endif
 
@@ -883,12 +864,13 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_trace_parse);
 
-static struct kstats_trace *kstats_trace_find(const char *name)
+static struct kstats_trace *kstats_trace_find(struct list_head *list,
+					      const char *name)
 {
 	struct kstats_trace *t;
 
 	lockdep_assert_held(&kstats_trace_mutex);
-	list_for_each_entry(t, &kstats_trace_list, node)
+	list_for_each_entry(t, list, node)
 		if (!strcmp(t->name, name))
 			return t;
 	return NULL;
@@ -1048,7 +1030,7 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 	int ret;
 
 	lockdep_assert_held(&kstats_trace_mutex);
-	if (kstats_trace_reaping_has(cmd->name)) {
+	if (kstats_trace_find(&kstats_trace_reaping, cmd->name)) {
 		pr_warn("%s: removed, with calls still in flight\n", cmd->name);
 		return -EBUSY;
 	}
@@ -1108,7 +1090,7 @@ static int kstats_trace_remove(const char *name)
 	struct kstats_trace *t;
 
 	lockdep_assert_held(&kstats_trace_mutex);
-	t = kstats_trace_find(name);
+	t = kstats_trace_find(&kstats_trace_list, name);
 	if (!t) {
 		pr_warn("remove %s: not traced\n", name);
 		return -ENOENT;
