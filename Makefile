@@ -19,7 +19,7 @@ help:
 	@echo "make bench                    every benchmark below, figures printed"
 	@echo "make bench-kstats             cost of kstats_record() and clocks, VM and native"
 	@echo "make bench-trace              cost per call of each kstats_trace form, in the VM"
-	@echo "make bench-tool               speed and memory of tools/kstats on 1,000,000 lines"
+	@echo "make bench-tool [LINES=N]     speed and memory of tools/kstats on N lines (1,000,000)"
 	@echo "make torture [SECONDS=60]     abuse kstats on a KASAN/lockdep/kmemleak kernel"
 	@echo "make kernel-debug             build that debug kernel"
 	@echo "make vm-shell                 interactive shell in the VM"
@@ -62,7 +62,7 @@ bench-trace:
 	@$(H)/bench-trace.sh
 
 bench-tool:
-	@$(H)/bench-tool.sh
+	@$(H)/bench-tool.sh $(LINES)
 
 torture:
 	@$(H)/torture.sh $(SECONDS)
@@ -75,4 +75,4 @@ vm-run:
 	@$(H)/vm.sh run "$(SCRIPT)" $(VM_FILES)
 
 clean-cache:
-	@. $(H)/lib.sh && set_paths && echo "removing $$WORK" && rm -rf "$$WORK"
+	@bash -c '. $(H)/lib.sh && clean_cache'

@@ -10,8 +10,8 @@ set -eu
 lines=${1:-1000000}
 out=$(mktemp -d "${TMPDIR:-/tmp}/kstats-bench.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-need_pkgs time bc
-make -s -C "$TOP/tools/kstats"
+need_pkgs build-essential time bc
+make -B -s -C "$TOP/tools/kstats"
 step "generating $lines lines"
 /usr/bin/python3 - "$lines" "$out/big" <<'PY'
 import random, sys

@@ -8,6 +8,7 @@
 # are emulated time: compare the ratios, not the nanoseconds.
 set -eu
 . "$(dirname "$0")/lib.sh"
+need_pkgs build-essential
 out=$(mktemp -d "${TMPDIR:-/tmp}/kstats-bench.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 gcc -static -O2 -Wall -Wextra -Werror -o "$out/kstats_helper" \

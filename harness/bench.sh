@@ -9,11 +9,12 @@
 # the memory of a metric per CPU for each frac_bits.
 set -eu
 . "$(dirname "$0")/lib.sh"
+need_pkgs build-essential
 out=$(mktemp -d "${TMPDIR:-/tmp}/kstats-bench.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 
 step "kstats_record() natively ($(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
-make -s -C "$TOP/tools/kstats" bench
+make -B -s -C "$TOP/tools/kstats" bench
 echo "== native: ns per operation, median of 15 runs (cases in turn), ratio to limit"
 "$TOP/tools/kstats/bench/record_model"
 

@@ -26,6 +26,9 @@ if [ -e "$BUILD_X86/.kstats-built" ] &&
 	step "$name up to date"
 	exit 0
 fi
+# The stamp says which sources were built: taken now, written when done.
+hash=$(cat "$WORK/tree.hash")
+rm -f "$BUILD_X86/.kstats-built"
 mkdir -p "$BUILD_X86"
 mk() { make -C "$SRC" O="$BUILD_X86" ARCH=x86_64 "$(cc_opts)" "$@"; }
 
@@ -46,5 +49,5 @@ step "building $name and modules (-j$JOBS; a few minutes the first time)"
 mk -j"$JOBS" -s bzImage modules
 rm -rf "$BUILD_X86/modinst"
 mk -s INSTALL_MOD_PATH="$BUILD_X86/modinst" INSTALL_MOD_STRIP=1 modules_install
-cp "$WORK/tree.hash" "$BUILD_X86/.kstats-built"
+echo "$hash" > "$BUILD_X86/.kstats-built"
 step "$name built: $BUILD_X86/arch/x86/boot/bzImage"

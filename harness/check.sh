@@ -5,9 +5,10 @@
 # Every kstats test: kernel-style checks of the kernel files and of the
 # patch series, the KUnit suites and kselftests in the x86_64 VM (debug
 # kernel), gnuplot and tools/kstats on a metric captured there, the
-# out-of-tree modules on Debian's kernels, the torture test, the KUnit
-# suite in UML and a build after each patch of the series (in the
-# background while the VM runs). Ends with one line
+# out-of-tree modules on Debian's kernels, the torture test, the make
+# targets that nothing else here runs, each as the first command on a
+# fresh machine, the KUnit suite in UML and a build after each patch of
+# the series (in the background while the VM runs). Ends with one line
 # "N passed, N failed, N skipped".
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -51,6 +52,19 @@ count_selftests() {
 	done
 }
 
+# doc_warnings FILE...: the lines of a Sphinx log (stdin) that report a
+# problem in one of the FILEs (paths in the kernel tree): matched by the
+# file before a line number (Sphinx names a document without its .rst
+# when the problem is in kernel-doc it pulled in: "DOC:556: FILE:462:"),
+# or named by a failed kernel-doc run.
+doc_warnings() {
+	local re='' f
+	for f in "$@"; do
+		re="$re${re:+|}$(printf '%s' "$f" | sed 's/[.]/\\./g')"
+	done
+	grep -E "(^|[ /])($re):[0-9]+: .*(WARNING|ERROR|SEVERE|CRITICAL|warning|error)|kernel-doc.*[ /]($re)[' ].*failed"
+}
+
 LOGS=$(mktemp -d "${TMPDIR:-/tmp}/kstats-check.XXXXXX")
 echo "logs in $LOGS"
 
@@ -62,7 +76,7 @@ if ! "$HARNESS/tree.sh" > "$LOGS/tree.log" 2>&1; then
 fi
 set_paths
 
-step "[1/8] checkpatch --strict, kernel-doc and docutils on the sources"
+step "[1/9] checkpatch --strict, kernel-doc and docutils on the sources"
 cd "$TOP"
 kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.[ch]' 'kernel/*.[ch]' 'samples/*.[ch]' \
 	'tools/testing/selftests/*.sh')
@@ -111,28 +125,51 @@ for f in $(git ls-files --cached --others --exclude-standard 'Documentation/*.rs
 	result $? "reStructuredText of $f"
 done
 
-# The kernel's own documentation build, on Documentation/dev-tools.
+# The kernel's own documentation build, on Documentation/dev-tools. Its
+# warnings about kstats are those in kstats.rst and in the files whose
+# kernel-doc it pulls in. Sphinx warns only when it reads a document, so
+# kstats.rst is touched: read again on every run, warm cache or not.
 need_pkgs python3-sphinx python3-sphinx-rtd-theme python3-yaml
+docfiles="Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats $(sed -n 's/^\.\. kernel-doc:: *//p' \
+	Documentation/dev-tools/kstats.rst | sort -u)"
+touch -c "$SRC/Documentation/dev-tools/kstats.rst"
 make -C "$SRC" O="$WORK/build-docs" SPHINXDIRS=dev-tools PYTHON3=/usr/bin/python3 \
 	SPHINXBUILD=/usr/bin/sphinx-build htmldocs > "$LOGS/htmldocs.log" 2>&1
 r=$?
 html=$WORK/build-docs/Documentation/output/dev-tools/kstats.html
-warn=$(grep -E 'kstats' "$LOGS/htmldocs.log" | grep -iE 'warning|error')
+# shellcheck disable=SC2086
+warn=$(doc_warnings $docfiles < "$LOGS/htmldocs.log")
 [ -z "$warn" ] || echo "$warn"
 [ $r -eq 0 ] && [ -z "$warn" ] && grep -q 'kstats_record' "$html" && grep -q 'kstats_create' "$html"
-result $? "make htmldocs: dev-tools/kstats.html with the API, no warning about kstats"
+result $? "make htmldocs: dev-tools/kstats.html with the API, no warning in $docfiles"
+# The filter itself, on a log whose paths all hold the word kstats.
+c=/root/.cache/kstats/6.12/linux
+got=$(printf '%s\n' \
+	"$c/Documentation/dev-tools/kunit/index.rst:26: WARNING: unknown document: '/dev-tools/ktap'" \
+	"$c/Documentation/dev-tools/kstats.rst:12: WARNING: Title underline too short." \
+	"$c/lib/kstats.c:40: warning: Function parameter or struct member 'x' not described" \
+	"$c/include/linux/kstats.h.orig:1: WARNING: not ours" \
+	"$c/Documentation/dev-tools/kstats:556: $c/include/linux/kstats.h:40: WARNING: Inline emphasis" \
+	"$c/Documentation/dev-tools/kstats_foo.rst:3: WARNING: not ours either" \
+	"reading sources... [100%] kstats" | doc_warnings $docfiles | cut -d: -f1)
+[ "$got" = "$(printf '%s\n' "$c/Documentation/dev-tools/kstats.rst" "$c/lib/kstats.c" \
+	"$c/Documentation/dev-tools/kstats")" ]
+result $? "htmldocs warnings are matched by file, not by a word of their path"
 
 # The debug kernel (KASAN, lockdep, kmemleak...) runs the VM steps 2 and
-# 6; the bisect builds of step 8 start from its objects. `make demo` and
+# 6; the bisect builds of step 9 start from its objects. `make demo` and
 # `make bench` use the plain kernel of the same sources.
-step "[2/8] KUnit and kselftests in the x86_64 VM, debug kernel (first run builds it: about 7 minutes)"
+step "[2/9] KUnit and kselftests in the x86_64 VM, debug kernel (first run builds it: about 7 minutes)"
 if ! "$HARNESS/build-x86.sh" debug > "$LOGS/build-debug.log" 2>&1; then
 	tail -n 40 "$LOGS/build-debug.log"
 	fail "build the x86_64 debug kernel"
 fi
-# The VM runs on one host thread: the bisect builds of step 8 use the other
-# core meanwhile, one job at a time.
-JOBS=1 "$HARNESS/patches.sh" --build > "$LOGS/bisect.log" 2>&1 &
+# The VM runs on one host thread: the bisect builds of step 9, then the
+# UML build of step 8, use the other core meanwhile, one job at a time.
+(JOBS=1 "$HARNESS/patches.sh" --build > "$LOGS/bisect.log" 2>&1
+ echo "bisect exit $?" >> "$LOGS/bisect.log"
+ JOBS=1 "$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
+ echo $? > "$LOGS/kunit.rc") &
 BG=$!
 # kill_tree PID: a process and all its descendants.
 kill_tree() {
@@ -173,7 +210,7 @@ if [ "$vrc" -ne 0 ] && ! grep -qE '^(not ok|# Totals: pass:[0-9]+ fail:[1-9])' "
 	fail "the VM run failed (exit $vrc)"
 fi
 
-step "[3/8] gnuplot on the metric captured in the VM"
+step "[3/9] gnuplot on the metric captured in the VM"
 if [ -s "$LOGS/sample_kmalloc" ]; then
 	for what in pdf cdf; do
 		"$HARNESS/plot.sh" "$LOGS/sample_kmalloc" "$what" > "$LOGS/plot-$what.txt" 2>&1
@@ -184,7 +221,7 @@ if [ -s "$LOGS/sample_kmalloc" ]; then
 else
 	fail "gnuplot: no metric captured in the VM"
 fi
-step "[4/8] tools/kstats: build, tests on generated fixtures, fuzzing, plots"
+step "[4/9] tools/kstats: build, tests on generated fixtures, fuzzing, plots"
 need_pkgs gnuplot-nox prometheus clang libclang-rt-14-dev
 tk=$TOP/tools/kstats
 make -s -C "$tk" clean
@@ -196,7 +233,7 @@ make -s -C "$tk" bench > "$LOGS/bench-build.log" 2>&1
 r=$?
 [ $r -eq 0 ] || cat "$LOGS/bench-build.log"
 result $r "tools/kstats/bench: kstats_record() of include/linux/kstats.h builds natively"
-if [ $r -eq 0 ]; then
+if [ -x "$tk/kstats" ]; then
 	/usr/bin/python3 "$tk/tests/test_kstats.py" "$tk/kstats" > "$LOGS/tool-tests.log" 2>&1
 	grep -v '^PASS' "$LOGS/tool-tests.log"
 	set -- $(tail -n 1 "$LOGS/tool-tests.log" | grep -oE '^[0-9]+ passed, [0-9]+ failed$' |
@@ -237,7 +274,7 @@ else
 	cat "$LOGS/fuzz-build.log"
 	fail "build the fuzz target"
 fi
-step "[5/8] the out-of-tree modules on Debian's own kernels (6.12 and 6.1)"
+step "[5/9] the out-of-tree modules on Debian's own kernels (6.12 and 6.1)"
 for series in 6.12 6.1; do
 	"$HARNESS/stock.sh" "$series" > "$LOGS/stock-$series.log" 2>&1
 	while read -r verdict name; do
@@ -251,7 +288,7 @@ for series in 6.12 6.1; do
 		fail "kselftests on Debian's $series kernel: did not run"
 	fi
 done
-step "[6/8] torture on the debug kernel: KASAN, lockdep, kmemleak, fault injection, hotplug"
+step "[6/9] torture on the debug kernel: KASAN, lockdep, kmemleak, fault injection, hotplug"
 # Short: 30 s, 1000 fuzzer writes, 4 rounds of fault injection.
 KSTATS_FUZZ_COUNT=${KSTATS_FUZZ_COUNT:-1000} KSTATS_FI_ROUNDS=${KSTATS_FI_ROUNDS:-4} \
 	"$HARNESS/torture.sh" "${TORTURE_SECONDS:-30}" > "$LOGS/torture.log" 2>&1
@@ -263,9 +300,17 @@ if [ $trc -ne 0 ] && ! grep -q '^not ok ' "$LOGS/torture.log"; then
 	tail -n 60 "$LOGS/torture.log"
 	fail "torture: the debug VM reported a problem (exit $trc)"
 fi
-step "[7/8] KUnit suite in UML (first run builds UML: about 3 minutes)"
-"$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
-krc=$?
+step "[7/9] every other make target as the first command on a fresh machine"
+"$HARNESS/first-command.sh" > "$LOGS/first-command.log" 2>&1
+grep -vE '^(PASS|FAIL): ' "$LOGS/first-command.log" | grep -v '^==>' || true
+while read -r verdict name; do
+	if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
+done < <(grep -E '^(PASS|FAIL): ' "$LOGS/first-command.log")
+grep -qE '^(PASS|FAIL): ' "$LOGS/first-command.log" || fail "first-command.sh: no results"
+wait "$BG"
+trap - INT TERM
+step "[8/9] KUnit suite in UML (in the background since step 2, after the bisect builds)"
+krc=$(cat "$LOGS/kunit.rc" 2>/dev/null || echo 1)
 grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|^# |not ok|Ran [0-9]+ tests' "$LOGS/kunit.log" |
 	sed 's/^\[[0-9:]*\] //'
 summary=$(grep -oE 'Ran [0-9]+ tests?: .*' "$LOGS/kunit.log" | tail -n 1)
@@ -284,9 +329,7 @@ else
 	echo "KUnit: $summary"
 fi
 
-wait "$BG"
-trap - INT TERM
-step "[8/8] the series is bisectable: the kernel (debug configuration) builds after each patch (in the background since step 2)"
+step "[9/9] the series is bisectable: the kernel (debug configuration) builds after each patch (in the background since step 2)"
 grep -qE '^(PASS|FAIL): ' "$LOGS/bisect.log" || { tail -n 30 "$LOGS/bisect.log"; fail "patches: bisect build did not run"; }
 grep -q '^FAIL: ' "$LOGS/bisect.log" && grep -B 22 '^FAIL: ' "$LOGS/bisect.log" | grep -v '^PASS'
 while read -r verdict name; do

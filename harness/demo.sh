@@ -7,6 +7,7 @@
 # their distributions with tools/kstats and gnuplot.
 set -eu
 . "$(dirname "$0")/lib.sh"
+need_pkgs build-essential
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/kstats-demo.XXXXXX")
 make -s -C "$TOP/tools/kstats"

@@ -7,7 +7,7 @@
 # dkms build or install (default) for the given kernels, or the running one.
 set -eu
 . "$(dirname "$0")/lib.sh"
-need_pkgs dkms
+need_pkgs dkms rsync
 action=${1:-install}
 [ $# -gt 0 ] && shift
 case $action in build|install) ;; *) die "usage: $0 [build|install] [KERNELRELEASE...]" ;; esac

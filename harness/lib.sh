@@ -14,22 +14,60 @@ JOBS=${JOBS:-$(nproc)}
 step() { printf '==> %s  (%dm%02ds)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)) >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# pkg_installed PKG: whether the Debian package PKG is installed.
+#
+# With KSTATS_PKG_SIMULATE=FILE, FILE is the list of installed packages (one
+# per line; empty: a fresh machine) and need_pkgs appends to it instead of
+# running apt-get, logging each call in FILE.log: make check uses it to run
+# targets as the first command on a fresh machine (harness/first-command.sh).
+pkg_installed() {
+	if [ -n "${KSTATS_PKG_SIMULATE:-}" ]; then
+		grep -qxF "$1" "$KSTATS_PKG_SIMULATE" 2>/dev/null
+		return
+	fi
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+# apt_get ARGS...: apt-get ARGS with one progress line; its output goes to
+# $KSTATS_CACHE/apt.log, and is shown only if it fails.
+apt_get() {
+	local log=$KSTATS_CACHE/apt.log
+	mkdir -p "$KSTATS_CACHE"
+	step "apt-get $*"
+	printf '\n==== %s apt-get %s\n' "$(date '+%F %T')" "$*" >> "$log"
+	if ! DEBIAN_FRONTEND=noninteractive apt-get -q "$@" >> "$log" 2>&1; then
+		tail -n 40 "$log" >&2
+		die "apt-get $* failed; its output is in $log"
+	fi
+}
+
+# apt_update: apt-get update, once per cache (apt-cache search needs it too).
+apt_update() {
+	# Once per cache, and again if the machine's lists are gone.
+	[ -e "$KSTATS_CACHE/.apt-updated" ] &&
+		ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1 && return 0
+	[ -z "${KSTATS_PKG_SIMULATE:-}" ] || return 0
+	[ "$(id -u)" -eq 0 ] || die "need root to run apt-get update"
+	apt_get update
+	touch "$KSTATS_CACHE/.apt-updated"
+}
+
 # need_pkgs PKG...: install the Debian packages that are missing.
 need_pkgs() {
 	local missing=() p
 	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-			grep -q 'install ok installed' || missing+=("$p")
+		pkg_installed "$p" || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
-	step "installing Debian packages: ${missing[*]}"
-	[ "$(id -u)" -eq 0 ] || die "need root to install ${missing[*]}"
-	if [ ! -e "$KSTATS_CACHE/.apt-updated" ]; then
-		apt-get update -q >&2 || die "apt-get update failed"
-		mkdir -p "$KSTATS_CACHE" && touch "$KSTATS_CACHE/.apt-updated"
+	if [ -n "${KSTATS_PKG_SIMULATE:-}" ]; then
+		step "installing Debian packages (simulated): ${missing[*]}"
+		printf '%s\n' "${missing[@]}" >> "$KSTATS_PKG_SIMULATE"
+		echo "apt-get install ${missing[*]}" >> "$KSTATS_PKG_SIMULATE.log"
+		return 0
 	fi
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		"${missing[@]}" >&2 || die "apt-get install ${missing[*]} failed"
+	[ "$(id -u)" -eq 0 ] || die "need root to install ${missing[*]}"
+	apt_update
+	apt_get install -y --no-install-recommends "${missing[@]}"
 }
 
 # Packages needed to build kernels and to boot and test them.
@@ -39,11 +77,15 @@ VM_PKGS="qemu-system-x86 busybox-static"
 
 # The kernel source: Debian's linux-source-6.12, keyed on its version.
 src_version() {
+	pkg_installed linux-source-6.12 || return 0
 	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null | tr '~+:' '___'
 }
 
+# set_paths: the paths of the cache, keyed on the kernel source's version;
+# installs the source package first, so that any script may begin with it.
 set_paths() {
 	local v
+	need_pkgs linux-source-6.12
 	v=$(src_version)
 	[ -n "$v" ] || die "linux-source-6.12 is not installed"
 	WORK=$KSTATS_CACHE/$v
@@ -59,6 +101,19 @@ set_paths() {
 	# with $WORK/linux.
 	export CCACHE_DIR=${CCACHE_DIR:-$KSTATS_CACHE/ccache}
 	export CCACHE_BASEDIR=$WORK
+}
+
+# clean_cache: remove the kernel trees and builds of every source version,
+# keeping ccache's objects; needs no package.
+clean_cache() {
+	local d n=0
+	for d in "$KSTATS_CACHE"/*/; do
+		[ -e "$d/linux" ] || [ -e "$d/vm" ] || continue
+		echo "removing ${d%/}"
+		rm -rf "$d"
+		n=$((n + 1))
+	done
+	[ $n -gt 0 ] || echo "nothing to remove in $KSTATS_CACHE"
 }
 
 # Make compiler invocations go through ccache when it is there.

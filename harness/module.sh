@@ -8,9 +8,20 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-kdir=${1:-/lib/modules/$(uname -r)/build}
+need_pkgs build-essential bc kmod libelf-dev rsync
+kdir=${1:-}
+if [ -z "$kdir" ]; then
+	# The running kernel's headers, from Debian when it is Debian's kernel.
+	kdir=/lib/modules/$(uname -r)/build
+	if [ ! -e "$kdir/Makefile" ]; then
+		apt_update
+		if apt-cache show "linux-headers-$(uname -r)" >/dev/null 2>&1; then
+			need_pkgs "linux-headers-$(uname -r)"
+		fi
+	fi
+fi
 [ -e "$kdir/Makefile" ] ||
-	die "no kernel headers in $kdir (apt-get install linux-headers-$(uname -r))"
+	die "no kernel headers in $kdir: install the headers of kernel $(uname -r), or give KDIR=/path/to/headers"
 release=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
 	"$kdir/include/generated/utsrelease.h")
 [ -n "$release" ] || die "$kdir: no include/generated/utsrelease.h"
@@ -30,5 +41,7 @@ if [ -n "$fprobe_h" ] && ! grep -q 'unsigned long ret_ip' "$fprobe_h"; then
 	step "this kernel's fprobe handlers take no return address: compat/fprobe-no-ret-ip.patch"
 	patch -s -p1 -d "$out" < "$TOP/compat/fprobe-no-ret-ip.patch"
 fi
+# No module of an earlier build is taken for one of this build.
+rm -f "$out"/*.ko
 make -C "$kdir" M="$out" modules
 ls "$out"/*.ko

@@ -17,7 +17,8 @@ newest() {
 		sed 's/^linux-image-//' | sort -V | tail -n 1
 }
 
-[ -e "$KSTATS_CACHE/.apt-updated" ] || need_pkgs apt-utils
+# apt-cache search needs the package lists.
+apt_update
 set_paths
 sel=$TOP/tools/testing/selftests
 rc=0

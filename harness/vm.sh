@@ -33,23 +33,19 @@ if [ -z "${VM_KERNEL:-}" ] && [ "${VM_FLAVOR:-}" = debug ]; then
 	"$HARNESS/build-x86.sh" debug
 	VM_KERNEL=$BUILD_X86-debug/arch/x86/boot/bzImage
 	VM_MODULES=$BUILD_X86-debug/modinst
-	stamp=$BUILD_X86-debug/.kstats-built
 elif [ -z "${VM_KERNEL:-}" ]; then
 	"$HARNESS/build-x86.sh"
 	VM_KERNEL=$BUILD_X86/arch/x86/boot/bzImage
 	VM_MODULES=$BUILD_X86/modinst
-	stamp=$BUILD_X86/.kstats-built
-else
-	stamp=$VMDIR/stamp.$$
-	mkdir -p "$VMDIR"
-	find "$VM_MODULES" -type f | sort | xargs cat "$VM_KERNEL" | sha256sum > "$stamp"
 fi
 mkdir -p "$VMDIR"
 kimage=$VM_KERNEL
 
-# The base initramfs: busybox, /init and the modules; rebuilt with them.
-key=$(hash_of "$stamp" "$HARNESS/vm-init.sh" /bin/busybox)
-[ "$stamp" = "$VMDIR/stamp.$$" ] && rm -f "$stamp"
+# The base initramfs: busybox, /init and the modules; rebuilt with them,
+# keyed on their contents (a rebuild of the same sources may differ).
+find "$VM_MODULES" -type f | sort | xargs cat | sha256sum > "$VMDIR/modules.$$"
+key=$(hash_of "$VMDIR/modules.$$" "$HARNESS/vm-init.sh" /bin/busybox)
+rm -f "$VMDIR/modules.$$"
 base=$VMDIR/base-$key.cpio
 if [ ! -e "$base" ]; then
 	step "building the VM's initramfs (busybox, modules)"
