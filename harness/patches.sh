@@ -43,37 +43,20 @@ and the debugfs files read and written through their file operations on
 a kernel mount of debugfs: format, counts, cumulative fractions, the
 commands, invalid names, duplicates, and a reader that outlives its
 metric."
-"fgraph: undo the first user's setup when it fails to register||patches/03-fgraph-error.patch|When the first fgraph_ops fails to register after start_graph_tracing()
-succeeded (ftrace_startup_subops() returning -ENOMEM), the error path
-drops ftrace_graph_active back to zero but leaves the sched_switch probe
-registered and the entry and return hooks set. The next registration then
-runs start_graph_tracing() again, tracepoint_add_func() warns that the
-probe is already there, and register_ftrace_graph() fails with -EEXIST:
-the function graph tracer cannot be started again until reboot.
-
-Undo what unregister_ftrace_graph() undoes for the last user. Found with
-failslab and fail_page_alloc on a task that registers fgraph_ops in a
-loop."
-"fgraph: export the fgraph_ops interface to modules||patches/03-fgraph-export.patch|fprobe, a function graph user inside the kernel, hooks function entries
-and returns through fgraph_ops from Linux 6.14. Let a module do the same:
-export register_ftrace_graph() and unregister_ftrace_graph(), and the
-per-call storage of fgraph_reserve_data() and fgraph_retrieve_data().
-kstats_trace, which may be built as a module, times functions with them."
-"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_kunit.c|patches/04-lib-kstats-trace.patch patches/05-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
+"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_kunit.c|patches/03-lib-kstats-trace.patch patches/04-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
 /sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
-function from entry to return
-with a kretprobe, a kretprobe keeping the
-entry time per CPU (pcpu:) or ftrace alone (fprobe:), and the code
-between two kprobes or tracepoints. On x86_64, fprobe: is an ftrace
-direct trampoline that calls the function and keeps the entry time in
-its own stack frame: a third of the cost of a kretprobe. Elsewhere it
-is the function graph tracer.
-Bad commands fail with an errno and a warning and leave nothing behind.
+function from entry to return with a kretprobe, a kretprobe keeping the
+entry time per CPU (pcpu:) or an fprobe (fprobe:), and the code between
+two kprobes or tracepoints. Each uses only its mechanism's registration
+and teardown, so that a trace can be removed, or the module unloaded,
+while calls are in flight; a trace of a module's code is detached when
+that module goes, as kprobes do. Bad commands fail with an errno, a
+warning and an entry in error_log, and leave nothing behind.
 
 The KUnit suite tests the parser on a table of good and bad lines, and
 traces of its own functions, so it is built with the function tracer's
 flags like the ftrace selftest."
-"samples: add kstats samples|samples/kstats|patches/06-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
+"samples: add kstats samples|samples/kstats|patches/05-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
 timed on a kernel thread per CPU. kstats_bench is a microbenchmark of
 kernel functions and clocks built on kstats, which handles the usual
 traps (dead code, warm-up, data set, clock overhead, preemption,
@@ -88,7 +71,7 @@ their slot, MAD, a terminal histogram, JSON, CSV and OpenMetrics
 output, the samples of each interval of a live metric, the difference
 of two snapshots, and an A/B comparison with a two-sample test; and a
 gnuplot wrapper. Tests run on fixtures rendered from known samples."
-"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst|patches/07-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
+"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst|patches/06-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
 interface and the _control commands with their errors, the pairing
 rules of probes, the measured costs, the benchmark sample and the API."
 )
@@ -141,9 +124,12 @@ for s in "${steps[@]}"; do
 	done
 	maintainers_step
 	git -C "$repo" add -A
+	# The author is the one who signs off, whatever the environment says.
 	printf '%s\n\n%s\n\nSigned-off-by: %s\n' "$subject" "$body" "$ident" |
-		git -C "$repo" -c user.name="${ident% <*}" -c user.email="$(echo "$ident" | sed 's/.*<\(.*\)>/\1/')" \
-			commit -q -F -
+		GIT_AUTHOR_NAME="${ident% <*}" GIT_COMMITTER_NAME="${ident% <*}" \
+		GIT_AUTHOR_EMAIL="$(echo "$ident" | sed 's/.*<\(.*\)>/\1/')" \
+		GIT_COMMITTER_EMAIL="$(echo "$ident" | sed 's/.*<\(.*\)>/\1/')" \
+			git -C "$repo" commit -q -F -
 done
 git -C "$repo" format-patch -q --cover-letter -o "$out" HEAD~${#steps[@]}
 cover=$(ls "$out"/0000-*.patch)

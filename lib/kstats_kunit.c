@@ -15,8 +15,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
-
-#define KSTATS_TEST_BUF_SIZE	SZ_256K
+#include <linux/vmalloc.h>
 
 /* The frac_bits of kstats_test_edges_all_cpus(), for its IPI function. */
 static unsigned int kstats_test_edges_bits;
@@ -194,29 +193,44 @@ static struct file *kstats_test_open(struct kunit *test, const char *name,
 	return file_open_root_mnt(kstats_test_mnt, path, flags, 0);
 }
 
-/* The whole content of a metric file, NUL terminated. */
+KUNIT_DEFINE_ACTION_WRAPPER(kstats_test_kvfree, kvfree, const void *);
+
+/*
+ * The whole content of a metric file, NUL terminated, in a buffer that
+ * grows with it: a metric with every slot filled on every possible CPU.
+ */
 static char *kstats_test_read(struct kunit *test, const char *name)
 {
-	char *buf = kunit_kzalloc(test, KSTATS_TEST_BUF_SIZE, GFP_KERNEL);
+	size_t size = SZ_64K, len = 0;
+	char *buf = kvzalloc(size, GFP_KERNEL), *bigger;
 	struct file *file;
-	size_t len = 0;
 	loff_t pos = 0;
 	ssize_t n;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	file = kstats_test_open(test, name, O_RDONLY);
+	if (IS_ERR(file))
+		kvfree(buf);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "open %s: %ld", name,
 			       PTR_ERR(file));
 	/* Small reads, so that the output crosses many read() calls. */
 	do {
-		n = kernel_read(file, buf + len,
-				min_t(size_t, 100, KSTATS_TEST_BUF_SIZE - 1 - len),
-				&pos);
+		if (len == size - 1) {
+			bigger = kvrealloc(buf, 2 * size, GFP_KERNEL | __GFP_ZERO);
+			if (!bigger)
+				break;
+			buf = bigger;
+			size *= 2;
+		}
+		n = kernel_read(file, buf + len, min_t(size_t, 100, size - 1 - len), &pos);
 		if (n > 0)
 			len += n;
-	} while (n > 0 && len < KSTATS_TEST_BUF_SIZE - 1);
+	} while (n > 0);
 	fput(file);
+	if (kunit_add_action_or_reset(test, kstats_test_kvfree, buf))
+		KUNIT_FAIL_AND_ABORT(test, "no memory for the buffer of %s", name);
 	KUNIT_ASSERT_EQ(test, n, 0);
+	buf[len] = '\0';
 	return buf;
 }
 

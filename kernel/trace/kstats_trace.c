@@ -8,12 +8,17 @@
  *   echo remove __do_softirq > /sys/kernel/debug/kstats/_control
  *
  * A function is timed from entry to return with a kretprobe (default), a
- * kretprobe keeping the entry time per CPU (pcpu:), or through ftrace alone
- * (fprobe:): on x86_64, an ftrace direct trampoline that calls the function
- * and keeps the entry time in its own stack frame; elsewhere the function
- * graph tracer when built in the kernel tree, else an fprobe.
- * A stretch of code is timed between two kprobes or tracepoints; the end
- * closes the start that the same CPU opened.
+ * kretprobe keeping the entry time per CPU (pcpu:), or an fprobe (fprobe:),
+ * which hooks the function through ftrace and keeps the entry time in its
+ * per-call entry data. A stretch of code is timed between two kprobes or
+ * tracepoints; the end closes the start that the same CPU opened. Each mode
+ * uses only the probe mechanism's own registration and teardown: once they
+ * have returned, no handler runs, and a call still in flight returns
+ * without one.
+ *
+ * A trace of code in a module is detached when that module is unloaded,
+ * as kprobes do with their probes: its metrics stay, and _control lists it
+ * as gone, until it is removed.
  *
  * See Documentation/dev-tools/kstats.rst.
  */
@@ -24,26 +29,19 @@
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fprobe.h>
-#include <linux/ftrace.h>
-#include <linux/hashtable.h>
 #include <linux/kprobes.h>
 #include <linux/kstats.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/percpu.h>
-#include <linux/sched/task_stack.h>
+#include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
-#include <linux/workqueue.h>
-
-#ifdef CONFIG_KSTATS_TRACE_DIRECT
-#include <asm/linkage.h>
-#include <asm/unwind_hints.h>
-#endif
 
 #include "kstats_trace.h"
 
@@ -51,25 +49,13 @@
 #define KSTATS_TRACE_TP		"tp:"
 #define KSTATS_TRACE_TP_SYM	"__tracepoint_"
 #define KSTATS_TRACE_MAX_WORDS	8
-
-static const char * const kstats_trace_modes[] = {
-	[KSTATS_TRACE_KRETPROBE] = "kretprobe",
-	[KSTATS_TRACE_PCPU] = "pcpu",
-	[KSTATS_TRACE_FPROBE] = "fprobe",
-	[KSTATS_TRACE_PAIR] = "pair",
-};
+/* Refused commands kept in error_log, the oldest replaced first. */
+#define KSTATS_TRACE_ERRORS	8
 
 /* What a CPU remembers between two probe hits. */
 struct kstats_trace_cpu {
 	u64 start;		/* time of the open start, 0 if none */
 	u64 last_ret;		/* time of the last return, 0 if none */
-	long inflight;		/* fprobe: calls entered here, minus returns */
-};
-
-/* One end of a pair: a kprobe, or a tracepoint when tp is set. */
-struct kstats_trace_end {
-	struct kprobe kp;
-	struct tracepoint *tp;
 };
 
 struct kstats_trace {
@@ -81,38 +67,90 @@ struct kstats_trace {
 	struct kstats_trace_cpu __percpu *cpu;
 	atomic_long_t missed;		/* ends without a start, lost starts */
 	char *name;
-	struct kstats_trace_point start;	/* the function, for entry/return */
-	struct kstats_trace_point end;
+	/* The function (entry/return forms), or the two ends of a pair. */
+	struct kstats_trace_point start, end;
+	/* Set when the module of a point went: the probes are detached. */
+	char gone[MODULE_NAME_LEN];
 	union {
 		struct kretprobe krp;
 		struct fprobe fp;
-#ifdef CONFIG_KSTATS_TRACE_FGRAPH
-		struct fgraph_ops gops;
-#endif
-#ifdef CONFIG_KSTATS_TRACE_DIRECT
-		struct {
-			struct ftrace_ops ops;
-			struct hlist_node node;	/* in kstats_trace_direct_hash */
-			unsigned long ip;	/* the function's fentry call */
-			struct delayed_work reap;	/* calls left at removal */
-		} direct;
-#endif
-		struct {
-			struct kstats_trace_end start;
-			struct kstats_trace_end end;
-		} pair;
 	};
 };
 
+/* What each mode does, indexed by enum kstats_trace_mode. */
+struct kstats_trace_mode_ops {
+	const char *name;
+	const char *prefix;		/* of the function, in commands */
+	int (*attach)(struct kstats_trace *t);
+	/* Returns once no handler of @t runs or will run. */
+	void (*detach)(struct kstats_trace *t);
+	/* Hits the mechanism itself lost. */
+	unsigned long (*missed)(struct kstats_trace *t);
+};
+
+static const struct kstats_trace_mode_ops kstats_trace_mode_ops[];
+
 /*
- * kstats_trace_mutex serializes the commands and protects kstats_trace_list;
- * probe handlers never take it.
+ * kstats_trace_mutex serializes the commands, the module notifier and the
+ * readers of _control and error_log, and protects kstats_trace_list,
+ * kstats_trace_cmdline and kstats_trace_errors; probe handlers never take
+ * it.
  */
 static DEFINE_MUTEX(kstats_trace_mutex);
 static LIST_HEAD(kstats_trace_list);
-/* Removed fprobe: traces with calls in flight, until these return. */
-static LIST_HEAD(kstats_trace_reaping);
-static struct dentry *kstats_trace_control;
+static struct dentry *kstats_trace_control, *kstats_trace_error_log;
+
+/* The command being carried out, for error_log; NULL outside commands. */
+static const char *kstats_trace_cmdline;
+
+/* A refused command, as error_log shows it. */
+struct kstats_trace_error {
+	u64 ts;			/* local_clock(), 0 if the entry is unused */
+	char *cmd;
+	char *msg;
+	unsigned int pos;	/* of the word at fault in cmd */
+};
+
+static struct kstats_trace_error kstats_trace_errors[KSTATS_TRACE_ERRORS];
+static unsigned int kstats_trace_next_error;
+
+/*
+ * kstats_trace_err() - report why a command fails
+ * @word: the word of the command at fault, or NULL
+ * @fmt: the reason, without a trailing newline
+ *
+ * The reason goes to the kernel log and, with the command and a caret under
+ * @word, to error_log, as tracefs does for its commands.
+ */
+static __printf(2, 3) void kstats_trace_err(const char *word, const char *fmt, ...)
+{
+	struct kstats_trace_error *e;
+	const char *at = NULL;
+	va_list args;
+	char *msg;
+
+	va_start(args, fmt);
+	msg = kvasprintf(GFP_KERNEL, fmt, args);
+	va_end(args);
+	if (!msg)
+		return;
+	pr_warn("%s\n", msg);
+	if (!kstats_trace_cmdline) {
+		kfree(msg);
+		return;
+	}
+	lockdep_assert_held(&kstats_trace_mutex);
+	e = &kstats_trace_errors[kstats_trace_next_error];
+	kfree(e->cmd);
+	kfree(e->msg);
+	e->cmd = kstrdup(kstats_trace_cmdline, GFP_KERNEL);
+	e->msg = msg;
+	if (word && *word && e->cmd)
+		at = strstr(e->cmd, word);
+	e->pos = at ? at - e->cmd : 0;
+	e->ts = local_clock() ?: 1;
+	kstats_trace_next_error = (kstats_trace_next_error + 1) % KSTATS_TRACE_ERRORS;
+}
 
 /*
  * Timestamps: the fast NMI-safe monotonic clock, the same on all CPUs, as a
@@ -220,457 +258,9 @@ static void kstats_trace_fp_exit(struct fprobe *fp, unsigned long ip,
 
 NOKPROBE_SYMBOL(kstats_trace_fp_exit);
 
-#if defined(CONFIG_KSTATS_TRACE_FGRAPH) || defined(CONFIG_KSTATS_TRACE_DIRECT)
-/*
- * The address of a function, found the way a kprobe finds it, and only
- * if kprobes would probe it: the probe is registered disabled, so that
- * no code is patched, and removed at once. ftrace cannot be asked by
- * name: it names a location by one of the symbols at its address, not
- * always the one asked for (__do_sys_getppid for __x64_sys_getppid).
- */
-static int kstats_trace_addr(struct kstats_trace *t, unsigned long *addr)
-{
-	struct kprobe kp = {
-		.symbol_name = t->start.sym,
-		.flags = KPROBE_FLAG_DISABLED,
-	};
-	int ret;
-
-	ret = register_kprobe(&kp);
-	if (ret) {
-		pr_warn("%s: cannot probe %s: %d\n", t->name, t->start.sym, ret);
-		return ret;
-	}
-	*addr = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
-	return 0;
-}
-#endif
-
-#ifdef CONFIG_KSTATS_TRACE_FGRAPH
-/*
- * fprobe: through the function graph tracer directly, as fprobe itself
- * does from Linux 6.14: the entry is an ftrace callback without saved
- * registers, the return a hook on the task's shadow return stack, and the
- * entry time is kept on that stack, no object pool involved. The return
- * hook may run preemptible: the per-CPU part runs with preemption off.
- */
-static int kstats_trace_fg_entry(struct ftrace_graph_ent *trace,
-				 struct fgraph_ops *gops)
-{
-	struct kstats_trace *t = container_of(gops, struct kstats_trace, gops);
-	u64 now = kstats_trace_now();
-	u64 *entry = fgraph_reserve_data(gops->idx, sizeof(*entry));
-
-	guard(preempt_notrace)();
-	if (unlikely(!entry)) {
-		/* The shadow stack is full: no return hook either. */
-		kstats_trace_gap(t, now);
-		atomic_long_inc(&t->missed);
-		return 0;
-	}
-	kstats_trace_enter(t, now, entry);
-	return 1;
-}
-
-static void kstats_trace_fg_return(struct ftrace_graph_ret *trace,
-				   struct fgraph_ops *gops)
-{
-	struct kstats_trace *t = container_of(gops, struct kstats_trace, gops);
-	u64 now = kstats_trace_now();
-	u64 *entry = fgraph_retrieve_data(gops->idx, NULL);
-
-	guard(preempt_notrace)();
-	if (entry)
-		kstats_trace_return(t, now, entry);
-	else
-		atomic_long_inc(&t->missed);
-}
-
-static int kstats_trace_fg_attach(struct kstats_trace *t)
-{
-	unsigned long addr;
-	int ret;
-
-	ret = kstats_trace_addr(t, &addr);
-	if (ret)
-		return ret;
-	ret = ftrace_set_filter_ip(&t->gops.ops, addr, 0, 1);
-	if (ret) {
-		pr_warn("%s: ftrace cannot hook %s: %d\n",
-			t->name, t->start.sym, ret);
-		return ret;
-	}
-	t->gops.entryfunc = kstats_trace_fg_entry;
-	t->gops.retfunc = kstats_trace_fg_return;
-	ret = register_ftrace_graph(&t->gops);
-	if (ret) {
-		pr_warn("%s: cannot hook the returns of %s: %d\n",
-			t->name, t->start.sym, ret);
-		ftrace_free_filter(&t->gops.ops);
-	}
-	return ret;
-}
-
-static void kstats_trace_fg_detach(struct kstats_trace *t)
-{
-	unregister_ftrace_graph(&t->gops);
-	ftrace_free_filter(&t->gops.ops);
-}
-#else
-static int kstats_trace_fg_attach(struct kstats_trace *t)
-{
-	return -EOPNOTSUPP;
-}
-
-static void kstats_trace_fg_detach(struct kstats_trace *t)
-{
-}
-#endif
-
-#ifdef CONFIG_KSTATS_TRACE_DIRECT
-/*
- * fprobe: on x86_64. ftrace makes the function's fentry call a direct
- * call of kstats_trace_direct(): no ftrace_ops loop, no pt_regs saved. The
- * trampoline then does what the caller did: it calls the body of the
- * function with the caller's arguments, times that call, and returns the
- * body's return value to the caller. The entry time is kept in the
- * trampoline's stack frame: the return needs no shadow stack, no object
- * pool and no return address rewritten.
- *
- *	caller:	call FUNC
- *	FUNC:	call kstats_trace_direct		(was: call __fentry__)
- *		  kstats_trace_direct_enter()
- *		  call FUNC+5				(the body)
- *		  kstats_trace_direct_exit()
- *		  return to the caller
- *
- * The registers that pass arguments are saved around the enter hook, and
- * the return value (%rax, %rdx) around the exit hook. Arguments passed on
- * the stack are copied below the frame, up to KSTATS_TRACE_STACK_WORDS
- * words, and not past the end of the stack: a function with more stack
- * arguments must not be traced this way. A call on a stack other than the
- * task's or the IRQ stack (NMI and exception stacks) is not timed: the
- * trampoline returns into the function as __fentry__ would have, and the
- * call is counted as missed. A call that finds no trace (one being added
- * or removed) runs untimed too, counted nowhere.
- *
- * One trampoline serves every trace: it finds the trace by the address of
- * the fentry call, in an RCU hash table. Each trace counts, per CPU, the
- * calls it has in flight; a call that sleeps in the function when its
- * trace is removed still returns through the trampoline and records its
- * sample: the trace and its metrics are freed when the last such call has
- * returned.
- */
-#define KSTATS_TRACE_STACK_WORDS	16
-#define KSTATS_TRACE_FRAME_SIZE		200
-#define KSTATS_TRACE_REAP_DELAY		(HZ / 10)
-
-/* The trampoline's stack frame, from its stack pointer up. */
-struct kstats_trace_frame {
-	unsigned long stack[KSTATS_TRACE_STACK_WORDS];	/* arguments, copied */
-	unsigned long pad;		/* keeps the body's stack alignment */
-	u64 entry;			/* the entry time */
-	struct kstats_trace *t;
-	unsigned long regs[6];		/* %r9, %r8, %rcx, %rdx, %rsi, %rdi */
-	unsigned long bp;		/* the frame pointer: %rbp */
-	unsigned long ip;		/* the body, after the fentry call */
-	unsigned long ret;		/* the return address in the caller */
-	unsigned long args[];		/* the caller's stack arguments */
-};
-
-static_assert(offsetof(struct kstats_trace_frame, bp) == KSTATS_TRACE_FRAME_SIZE);
-static_assert(offsetof(struct kstats_trace_frame, regs) == KSTATS_TRACE_FRAME_SIZE - 48);
-/* The body's stack pointer at entry, as the caller's was, modulo 16. */
-static_assert(KSTATS_TRACE_FRAME_SIZE % 16 == 8);
-
-#ifdef CONFIG_MITIGATION_RETPOLINE
-#define KSTATS_TRACE_CALL_BODY	"	call __x86_indirect_thunk_rax\n"
-#else
-#define KSTATS_TRACE_CALL_BODY	"	call *%rax\n"
-#endif
-
-#define KSTATS_TRACE_LOAD_ARGS		\
-	"	movq -8(%rbp), %rdi\n"	\
-	"	movq -16(%rbp), %rsi\n"	\
-	"	movq -24(%rbp), %rdx\n"	\
-	"	movq -32(%rbp), %rcx\n"	\
-	"	movq -40(%rbp), %r8\n"	\
-	"	movq -48(%rbp), %r9\n"
-
-asm("	.pushsection .text, \"ax\", @progbits\n"
-	"	.type kstats_trace_direct, @function\n"
-	"kstats_trace_direct:\n"
-	"	pushq %rbp\n"
-	"	movq %rsp, %rbp\n"
-	"	subq $" __stringify(KSTATS_TRACE_FRAME_SIZE) ", %rsp\n"
-	"	movq %rdi, -8(%rbp)\n"
-	"	movq %rsi, -16(%rbp)\n"
-	"	movq %rdx, -24(%rbp)\n"
-	"	movq %rcx, -32(%rbp)\n"
-	"	movq %r8, -40(%rbp)\n"
-	"	movq %r9, -48(%rbp)\n"
-	"	movq %rsp, %rdi\n"
-	"	call kstats_trace_direct_enter\n"
-	"	testq %rax, %rax\n"
-	"	js 1f\n"
-	/* Copy %rax words of stack arguments. */
-	"	movq %rax, %rcx\n"
-	"	leaq 24(%rbp), %rsi\n"
-	"	movq %rsp, %rdi\n"
-	"	rep movsq\n"
-	KSTATS_TRACE_LOAD_ARGS
-	"	movq 8(%rbp), %rax\n"
-	KSTATS_TRACE_CALL_BODY
-	"	movq %rax, -8(%rbp)\n"
-	"	movq %rdx, -16(%rbp)\n"
-	"	movq %rsp, %rdi\n"
-	"	call kstats_trace_direct_exit\n"
-	"	movq -8(%rbp), %rax\n"
-	"	movq -16(%rbp), %rdx\n"
-	"	leave\n"
-	/* Drop the return address into the body: back to the caller. */
-	"	addq $8, %rsp\n"
-	UNWIND_HINT_FUNC
-	ASM_RET
-	/* Not timed: into the body, as from __fentry__. */
-	"1:\n"
-	KSTATS_TRACE_LOAD_ARGS
-	"	leave\n"
-	ASM_RET
-	"	.size kstats_trace_direct, .-kstats_trace_direct\n"
-	"	.popsection\n"
-);
-NOKPROBE_SYMBOL(kstats_trace_direct);
-
-static DEFINE_HASHTABLE(kstats_trace_direct_hash, 6);
-
-static __always_inline struct kstats_trace *
-kstats_trace_direct_find(unsigned long ip)
-{
-	struct kstats_trace *t;
-
-	hash_for_each_possible_rcu_notrace(kstats_trace_direct_hash, t,
-					   direct.node, ip)
-		if (t->direct.ip == ip)
-			return t;
-	return NULL;
-}
-
-/*
- * The end of the stack that @sp is on, if it is the task's stack or this
- * CPU's IRQ stack (whose top word keeps the stack pointer it came from);
- * 0 on any other. Called with preemption disabled.
- */
-static __always_inline unsigned long kstats_trace_stack_end(unsigned long sp)
-{
-	unsigned long base = (unsigned long)task_stack_page(current);
-	unsigned long top;
-
-	if (sp - base <= THREAD_SIZE)
-		return base + THREAD_SIZE;
-	top = (unsigned long)__this_cpu_read(pcpu_hot.hardirq_stack_ptr) + 8;
-	if (sp - (top - IRQ_STACK_SIZE) <= IRQ_STACK_SIZE)
-		return top;
-	return 0;
-}
-
-/*
- * Called by the trampoline at the function's entry, with the frame in
- * which to keep the trace and the entry time. Returns the number of stack
- * words to copy for the body, or -1 to run the function untimed.
- */
-long notrace kstats_trace_direct_enter(struct kstats_trace_frame *f)
-{
-	unsigned long sp = (unsigned long)f->args, end;
-	struct kstats_trace *t;
-	long words = -1;
-	u64 now;
-
-	preempt_disable_notrace();
-	t = kstats_trace_direct_find(f->ip - MCOUNT_INSN_SIZE);
-	if (unlikely(!t))
-		goto out;
-	end = kstats_trace_stack_end(sp);
-	if (unlikely(!end)) {
-		atomic_long_inc(&t->missed);
-		goto out;
-	}
-	this_cpu_inc(t->cpu->inflight);
-	f->t = t;
-	now = kstats_trace_now();
-	kstats_trace_enter(t, now, &f->entry);
-	words = min_t(unsigned long, KSTATS_TRACE_STACK_WORDS,
-		      (end - sp) / sizeof(long));
-out:
-	preempt_enable_notrace();
-	return words;
-}
-
-NOKPROBE_SYMBOL(kstats_trace_direct_enter);
-
-/* Called by the trampoline when the body has returned. */
-void notrace kstats_trace_direct_exit(struct kstats_trace_frame *f)
-{
-	struct kstats_trace *t = f->t;
-	u64 now = kstats_trace_now();
-
-	preempt_disable_notrace();
-	kstats_trace_return(t, now, &f->entry);
-	/*
-	 * The call's last access to the trace, which may be freed once the
-	 * sum of the counters is 0: x86 does not move the loads and stores
-	 * above after this store.
-	 */
-	this_cpu_dec(t->cpu->inflight);
-	preempt_enable_notrace();
-}
-
-NOKPROBE_SYMBOL(kstats_trace_direct_exit);
-
-static int kstats_trace_direct_attach(struct kstats_trace *t)
-{
-	struct kstats_trace *other;
-	unsigned long addr;
-	int ret;
-
-	ret = kstats_trace_addr(t, &addr);
-	if (ret)
-		return ret;
-	/* Without IBT, the fentry call is the function's first instruction. */
-	t->direct.ip = addr;
-	other = kstats_trace_direct_find(t->direct.ip);
-	if (other) {
-		pr_warn("%s: %s is traced already, as %s\n",
-			t->name, t->start.sym, other->name);
-		return -EBUSY;
-	}
-	ret = ftrace_set_filter_ip(&t->direct.ops, t->direct.ip, 0, 0);
-	if (ret) {
-		pr_warn("%s: ftrace cannot hook %s: %d\n",
-			t->name, t->start.sym, ret);
-		return ret;
-	}
-	hash_add_rcu(kstats_trace_direct_hash, &t->direct.node, t->direct.ip);
-	ret = register_ftrace_direct(&t->direct.ops,
-				     (unsigned long)kstats_trace_direct);
-	if (ret) {
-		pr_warn("%s: cannot attach to %s (a BPF trampoline there?): %d\n",
-			t->name, t->start.sym, ret);
-		hash_del_rcu(&t->direct.node);
-		synchronize_rcu();
-		ftrace_free_filter(&t->direct.ops);
-	}
-	return ret;
-}
-
-/*
- * Once unregister_ftrace_direct() has returned, no task is left between a
- * fentry call and the count of its call in flight (it waits for a
- * tasks-RCU grace period); once synchronize_rcu() has, no enter hook uses
- * the hash entry.
- */
-static void kstats_trace_direct_detach(struct kstats_trace *t)
-{
-	unregister_ftrace_direct(&t->direct.ops,
-				 (unsigned long)kstats_trace_direct, true);
-	hash_del_rcu(&t->direct.node);
-	synchronize_rcu();
-}
-
-/*
- * The calls in flight: entries minus returns, summed over the CPUs. Once
- * the trace is detached the counters only go down, so a sum of 0 is
- * final.
- */
-static long kstats_trace_inflight(struct kstats_trace *t)
-{
-	long n = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		n += READ_ONCE(per_cpu_ptr(t->cpu, cpu)->inflight);
-	return n;
-}
-
-static void kstats_trace_free(struct kstats_trace *t);
-
-static void kstats_trace_reap(struct work_struct *work)
-{
-	struct kstats_trace *t = container_of(to_delayed_work(work),
-					      struct kstats_trace, direct.reap);
-
-	if (kstats_trace_inflight(t)) {
-		schedule_delayed_work(&t->direct.reap, KSTATS_TRACE_REAP_DELAY);
-		return;
-	}
-	mutex_lock(&kstats_trace_mutex);
-	list_del(&t->node);
-	mutex_unlock(&kstats_trace_mutex);
-	kstats_trace_free(t);
-	/* kstats_trace_exit() waits until this function has returned. */
-	module_put(THIS_MODULE);
-}
-
-/*
- * A removed trace with calls in flight (sleeping in the function) is
- * freed when they have returned, by a work item that holds the module.
- * Returns whether it was handed over.
- */
-static bool kstats_trace_reap_later(struct kstats_trace *t)
-{
-	long n;
-
-	if (t->mode != KSTATS_TRACE_FPROBE)
-		return false;
-	n = kstats_trace_inflight(t);
-	if (!n)
-		return false;
-	pr_info("%s: removed, calls in flight: %ld; its metrics go when they return\n",
-		t->name, n);
-	__module_get(THIS_MODULE);
-	list_add_tail(&t->node, &kstats_trace_reaping);
-	INIT_DELAYED_WORK(&t->direct.reap, kstats_trace_reap);
-	schedule_delayed_work(&t->direct.reap, KSTATS_TRACE_REAP_DELAY);
-	return true;
-}
-
-/* At module exit: wait for the calls in flight, which cannot be left. */
-static void kstats_trace_wait(struct kstats_trace *t)
-{
-	long n;
-
-	if (t->mode != KSTATS_TRACE_FPROBE)
-		return;
-	n = kstats_trace_inflight(t);
-	if (n)
-		pr_warn("%s: waiting for calls in flight: %ld\n", t->name, n);
-	while (kstats_trace_inflight(t))
-		schedule_timeout_idle(KSTATS_TRACE_REAP_DELAY);
-}
-#else
-static int kstats_trace_direct_attach(struct kstats_trace *t)
-{
-	return -EOPNOTSUPP;
-}
-
-static void kstats_trace_direct_detach(struct kstats_trace *t)
-{
-}
-
-static bool kstats_trace_reap_later(struct kstats_trace *t)
-{
-	return false;
-}
-
-static void kstats_trace_wait(struct kstats_trace *t)
-{
-}
-#endif
-
 static int kstats_trace_kp_start(struct kprobe *p, struct pt_regs *regs)
 {
-	kstats_trace_open(container_of(p, struct kstats_trace, pair.start.kp),
+	kstats_trace_open(container_of(p, struct kstats_trace, start.kp),
 			  kstats_trace_now());
 	return 0;
 }
@@ -679,7 +269,7 @@ NOKPROBE_SYMBOL(kstats_trace_kp_start);
 
 static int kstats_trace_kp_end(struct kprobe *p, struct pt_regs *regs)
 {
-	kstats_trace_close(container_of(p, struct kstats_trace, pair.end.kp),
+	kstats_trace_close(container_of(p, struct kstats_trace, end.kp),
 			   kstats_trace_now());
 	return 0;
 }
@@ -701,6 +291,224 @@ static void kstats_trace_tp_end(void *data)
 	kstats_trace_close(data, kstats_trace_now());
 }
 
+/*
+ * The address of a point, found the way a kprobe finds it, and only if
+ * kprobes would probe it: the probe is registered disabled, so that no
+ * code is patched, and removed at once. For sym+0 it is the function's
+ * ftrace location (past its endbr64 with IBT), which fprobe wants too.
+ */
+static int kstats_trace_addr(struct kstats_trace *t, struct kstats_trace_point *p)
+{
+	struct kprobe kp = {
+		.symbol_name = p->sym,
+		.offset = p->offset,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	int ret;
+
+	ret = register_kprobe(&kp);
+	if (ret) {
+		kstats_trace_err(p->sym, "%s: cannot probe %s: %d", t->name, p->sym, ret);
+		return ret;
+	}
+	p->addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	return 0;
+}
+
+/* trace FUNC and trace pcpu:FUNC: a kretprobe. */
+static int kstats_trace_krp_attach(struct kstats_trace *t)
+{
+	int ret;
+
+	t->krp.kp.symbol_name = t->start.sym;
+	t->krp.entry_handler = kstats_trace_krp_entry;
+	t->krp.handler = kstats_trace_krp_return;
+	/* pcpu: keeps the entry time per CPU, not per instance. */
+	t->krp.data_size = t->mode == KSTATS_TRACE_PCPU ? 0 : sizeof(u64);
+	ret = register_kretprobe(&t->krp);
+	if (ret) {
+		kstats_trace_err(t->start.sym, "%s: cannot put a kretprobe on %s: %d",
+				 t->name, t->start.sym, ret);
+		return ret;
+	}
+	t->start.addr = (unsigned long)t->krp.kp.addr;
+	return 0;
+}
+
+static void kstats_trace_krp_detach(struct kstats_trace *t)
+{
+	unregister_kretprobe(&t->krp);
+}
+
+static unsigned long kstats_trace_krp_missed(struct kstats_trace *t)
+{
+	return t->krp.nmissed + t->krp.kp.nmissed;
+}
+
+/*
+ * trace fprobe:FUNC: an fprobe at the function's address, so that the
+ * trace knows the address when a module goes. The entry time is its entry
+ * data; a call in flight when it is unregistered returns without calling
+ * the exit handler.
+ */
+static int kstats_trace_fp_attach(struct kstats_trace *t)
+{
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_FPROBE)) {
+		kstats_trace_err(NULL, "%s: fprobe: needs CONFIG_FPROBE", t->name);
+		return -EOPNOTSUPP;
+	}
+	ret = kstats_trace_addr(t, &t->start);
+	if (ret)
+		return ret;
+	t->fp.entry_handler = kstats_trace_fp_entry;
+	t->fp.exit_handler = kstats_trace_fp_exit;
+	t->fp.entry_data_size = sizeof(u64);
+	ret = register_fprobe_ips(&t->fp, &t->start.addr, 1);
+	if (ret) {
+		kstats_trace_err(t->start.sym, "%s: cannot put an fprobe on %s: %d",
+				 t->name, t->start.sym, ret);
+		t->start.addr = 0;
+	}
+	return ret;
+}
+
+static void kstats_trace_fp_detach(struct kstats_trace *t)
+{
+	unregister_fprobe(&t->fp);
+}
+
+static unsigned long kstats_trace_fp_missed(struct kstats_trace *t)
+{
+	return t->fp.nmissed;
+}
+
+struct kstats_trace_tp_lookup {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void kstats_trace_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct kstats_trace_tp_lookup *lookup = priv;
+
+	if (!strcmp(tp->name, lookup->name))
+		lookup->tp = tp;
+}
+
+/* One end of a pair: a kprobe, or a tracepoint of the kernel proper. */
+static int kstats_trace_point_attach(struct kstats_trace *t,
+				     struct kstats_trace_point *p, bool start)
+{
+	int ret;
+
+	if (p->tracepoint) {
+		struct kstats_trace_tp_lookup lookup = { .name = p->sym };
+
+		for_each_kernel_tracepoint(kstats_trace_tp_match, &lookup);
+		if (!lookup.tp) {
+			kstats_trace_err(p->sym, "%s: no tracepoint %s in the kernel",
+					 t->name, p->sym);
+			return -ENOENT;
+		}
+		ret = tracepoint_probe_register(lookup.tp,
+						start ? (void *)kstats_trace_tp_start :
+							(void *)kstats_trace_tp_end,
+						t);
+		if (ret) {
+			kstats_trace_err(p->sym, "%s: cannot attach to tracepoint %s: %d",
+					 t->name, p->sym, ret);
+			return ret;
+		}
+		p->tp = lookup.tp;
+		return 0;
+	}
+
+	p->kp.symbol_name = p->sym;
+	p->kp.offset = p->offset;
+	p->kp.pre_handler = start ? kstats_trace_kp_start : kstats_trace_kp_end;
+	ret = register_kprobe(&p->kp);
+	if (ret) {
+		kstats_trace_err(p->sym, "%s: cannot put a kprobe at %s+%u: %d",
+				 t->name, p->sym, p->offset, ret);
+		return ret;
+	}
+	p->addr = (unsigned long)p->kp.addr;
+	return 0;
+}
+
+static void kstats_trace_point_detach(struct kstats_trace *t,
+				      struct kstats_trace_point *p, bool start)
+{
+	if (p->tracepoint)
+		tracepoint_probe_unregister(p->tp,
+					    start ? (void *)kstats_trace_tp_start :
+						    (void *)kstats_trace_tp_end,
+					    t);
+	else
+		unregister_kprobe(&p->kp);
+}
+
+/* trace NAME start POINT end POINT */
+static int kstats_trace_pair_attach(struct kstats_trace *t)
+{
+	int ret;
+
+	ret = kstats_trace_point_attach(t, &t->start, true);
+	if (ret)
+		return ret;
+	ret = kstats_trace_point_attach(t, &t->end, false);
+	if (ret) {
+		kstats_trace_point_detach(t, &t->start, true);
+		tracepoint_synchronize_unregister();
+	}
+	return ret;
+}
+
+static void kstats_trace_pair_detach(struct kstats_trace *t)
+{
+	kstats_trace_point_detach(t, &t->start, true);
+	kstats_trace_point_detach(t, &t->end, false);
+	tracepoint_synchronize_unregister();
+}
+
+static unsigned long kstats_trace_pair_missed(struct kstats_trace *t)
+{
+	return (t->start.tracepoint ? 0 : t->start.kp.nmissed) +
+	       (t->end.tracepoint ? 0 : t->end.kp.nmissed);
+}
+
+static const struct kstats_trace_mode_ops kstats_trace_mode_ops[] = {
+	[KSTATS_TRACE_KRETPROBE] = {
+		.name = "kretprobe",
+		.attach = kstats_trace_krp_attach,
+		.detach = kstats_trace_krp_detach,
+		.missed = kstats_trace_krp_missed,
+	},
+	[KSTATS_TRACE_PCPU] = {
+		.name = "pcpu",
+		.prefix = "pcpu:",
+		.attach = kstats_trace_krp_attach,
+		.detach = kstats_trace_krp_detach,
+		.missed = kstats_trace_krp_missed,
+	},
+	[KSTATS_TRACE_FPROBE] = {
+		.name = "fprobe",
+		.prefix = "fprobe:",
+		.attach = kstats_trace_fp_attach,
+		.detach = kstats_trace_fp_detach,
+		.missed = kstats_trace_fp_missed,
+	},
+	[KSTATS_TRACE_PAIR] = {
+		.name = "pair",
+		.attach = kstats_trace_pair_attach,
+		.detach = kstats_trace_pair_detach,
+		.missed = kstats_trace_pair_missed,
+	},
+};
+
 /* Symbols: what kallsyms may hold (letters, digits, '_', '.', '$'). */
 static bool kstats_trace_valid_sym(const char *sym)
 {
@@ -718,11 +526,11 @@ static bool kstats_trace_valid_sym(const char *sym)
 static int kstats_trace_check_sym(const char *sym)
 {
 	if (!kstats_trace_valid_sym(sym)) {
-		pr_warn("invalid symbol '%s'\n", sym);
+		kstats_trace_err(sym, "invalid symbol '%s'", sym);
 		return -EINVAL;
 	}
 	if (str_has_prefix(sym, "kstats_")) {
-		pr_warn("%s: kstats cannot trace itself\n", sym);
+		kstats_trace_err(sym, "%s: kstats cannot trace itself", sym);
 		return -EPERM;
 	}
 	return 0;
@@ -743,7 +551,7 @@ static int kstats_trace_parse_point(char *word, struct kstats_trace_point *p)
 		p->sym = word + n;
 		p->tracepoint = true;
 		if (!kstats_trace_valid_sym(p->sym) || strpbrk(p->sym, ".$")) {
-			pr_warn("invalid tracepoint '%s'\n", word);
+			kstats_trace_err(word, "invalid tracepoint '%s'", word);
 			return -EINVAL;
 		}
 		return 0;
@@ -752,7 +560,7 @@ static int kstats_trace_parse_point(char *word, struct kstats_trace_point *p)
 	if (plus) {
 		*plus++ = '\0';
 		if (kstrtouint(plus, 0, &p->offset)) {
-			pr_warn("invalid offset '+%s' of '%s'\n", plus, word);
+			kstats_trace_err(plus, "invalid offset '+%s' of '%s'", plus, word);
 			return -EINVAL;
 		}
 	}
@@ -779,14 +587,15 @@ static int kstats_trace_parse_point(char *word, struct kstats_trace_point *p)
 VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd)
 {
 	char *argv[KSTATS_TRACE_MAX_WORDS], *word, *func;
-	size_t len = strlen(line), n;
+	size_t len = strlen(line), n = 0;
 	int argc = 0, ret;
+	unsigned int mode;
 
 	if (len && line[len - 1] == '\n')
 		line[--len] = '\0';
 	for (word = line; *word; word++) {
 		if (iscntrl(*word) && *word != '\t') {
-			pr_warn("control character in command\n");
+			kstats_trace_err(word, "control character in command");
 			return -EINVAL;
 		}
 	}
@@ -794,20 +603,20 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 		if (!*word)
 			continue;
 		if (argc == KSTATS_TRACE_MAX_WORDS) {
-			pr_warn("too many words in command\n");
+			kstats_trace_err(word, "too many words in command");
 			return -EINVAL;
 		}
 		argv[argc++] = word;
 	}
 	if (!argc) {
-		pr_warn("empty command\n");
+		kstats_trace_err(NULL, "empty command");
 		return -EINVAL;
 	}
 
 	memset(cmd, 0, sizeof(*cmd));
 	if (!strcmp(argv[0], "remove")) {
 		if (argc != 2) {
-			pr_warn("usage: remove NAME\n");
+			kstats_trace_err(NULL, "usage: remove NAME");
 			return -EINVAL;
 		}
 		cmd->verb = KSTATS_TRACE_REMOVE;
@@ -815,7 +624,8 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 		return 0;
 	}
 	if (strcmp(argv[0], "trace")) {
-		pr_warn("unknown command '%s': expected trace or remove\n", argv[0]);
+		kstats_trace_err(argv[0], "unknown command '%s': expected trace or remove",
+				 argv[0]);
 		return -EINVAL;
 	}
 
@@ -823,12 +633,13 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 	cmd->bits = KSTATS_TRACE_DEFAULT_BITS;
 	if (argc >= 4 && !strcmp(argv[argc - 2], "bits")) {
 		if (kstrtouint(argv[argc - 1], 10, &cmd->bits)) {
-			pr_warn("invalid bits '%s'\n", argv[argc - 1]);
+			kstats_trace_err(argv[argc - 1], "invalid bits '%s'",
+					 argv[argc - 1]);
 			return -EINVAL;
 		}
 		if (cmd->bits > KSTATS_MAX_FRAC_BITS) {
-			pr_warn("bits %u out of range 0..%u\n", cmd->bits,
-				KSTATS_MAX_FRAC_BITS);
+			kstats_trace_err(argv[argc - 1], "bits %u out of range 0..%u",
+					 cmd->bits, KSTATS_MAX_FRAC_BITS);
 			return -ERANGE;
 		}
 		argc -= 2;
@@ -843,19 +654,18 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 		return ret;
 	}
 	if (argc != 2) {
-		pr_warn("usage: trace [pcpu:|fprobe:]FUNC [bits N] or trace NAME start POINT end POINT [bits N]\n");
+		kstats_trace_err(NULL, "usage: trace [pcpu:|fprobe:]FUNC [bits N] or trace NAME start POINT end POINT [bits N]");
 		return -EINVAL;
 	}
 
 	func = argv[1];
 	cmd->mode = KSTATS_TRACE_KRETPROBE;
-	n = str_has_prefix(func, "pcpu:");
-	if (n) {
-		cmd->mode = KSTATS_TRACE_PCPU;
-	} else {
-		n = str_has_prefix(func, "fprobe:");
-		if (n)
-			cmd->mode = KSTATS_TRACE_FPROBE;
+	for (mode = 0; mode < ARRAY_SIZE(kstats_trace_mode_ops); mode++) {
+		n = str_has_prefix(func, kstats_trace_mode_ops[mode].prefix ?: "");
+		if (n) {
+			cmd->mode = mode;
+			break;
+		}
 	}
 	func += n;
 	cmd->name = func;
@@ -864,152 +674,15 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_trace_parse);
 
-static struct kstats_trace *kstats_trace_find(struct list_head *list,
-					      const char *name)
+static struct kstats_trace *kstats_trace_find(const char *name)
 {
 	struct kstats_trace *t;
 
 	lockdep_assert_held(&kstats_trace_mutex);
-	list_for_each_entry(t, list, node)
+	list_for_each_entry(t, &kstats_trace_list, node)
 		if (!strcmp(t->name, name))
 			return t;
 	return NULL;
-}
-
-struct kstats_trace_tp_lookup {
-	const char *name;
-	struct tracepoint *tp;
-};
-
-static void kstats_trace_tp_match(struct tracepoint *tp, void *priv)
-{
-	struct kstats_trace_tp_lookup *lookup = priv;
-
-	if (!strcmp(tp->name, lookup->name))
-		lookup->tp = tp;
-}
-
-static int kstats_trace_attach_end(struct kstats_trace *t,
-				   struct kstats_trace_end *end,
-				   const struct kstats_trace_point *p,
-				   bool start)
-{
-	int ret;
-
-	if (p->tracepoint) {
-		struct kstats_trace_tp_lookup lookup = { .name = p->sym };
-
-		for_each_kernel_tracepoint(kstats_trace_tp_match, &lookup);
-		if (!lookup.tp) {
-			pr_warn("%s: no tracepoint %s in the kernel\n", t->name, p->sym);
-			return -ENOENT;
-		}
-		ret = tracepoint_probe_register(lookup.tp,
-						start ? (void *)kstats_trace_tp_start :
-							(void *)kstats_trace_tp_end,
-						t);
-		if (ret) {
-			pr_warn("%s: cannot attach to tracepoint %s: %d\n",
-				t->name, p->sym, ret);
-			return ret;
-		}
-		end->tp = lookup.tp;
-		return 0;
-	}
-
-	end->kp.symbol_name = p->sym;
-	end->kp.offset = p->offset;
-	end->kp.pre_handler = start ? kstats_trace_kp_start : kstats_trace_kp_end;
-	ret = register_kprobe(&end->kp);
-	if (ret)
-		pr_warn("%s: cannot put a kprobe at %s+%u: %d\n",
-			t->name, p->sym, p->offset, ret);
-	return ret;
-}
-
-static void kstats_trace_detach_end(struct kstats_trace *t,
-				    struct kstats_trace_end *end, bool start)
-{
-	if (end->tp)
-		tracepoint_probe_unregister(end->tp,
-					    start ? (void *)kstats_trace_tp_start :
-						    (void *)kstats_trace_tp_end,
-					    t);
-	else
-		unregister_kprobe(&end->kp);
-}
-
-static int kstats_trace_attach(struct kstats_trace *t)
-{
-	const char *sym = t->start.sym;
-	int ret;
-
-	switch (t->mode) {
-	case KSTATS_TRACE_KRETPROBE:
-	case KSTATS_TRACE_PCPU:
-		t->krp.kp.symbol_name = sym;
-		t->krp.entry_handler = kstats_trace_krp_entry;
-		t->krp.handler = kstats_trace_krp_return;
-		/* pcpu: keeps the entry time per CPU, not per instance. */
-		t->krp.data_size = t->mode == KSTATS_TRACE_PCPU ? 0 : sizeof(u64);
-		ret = register_kretprobe(&t->krp);
-		if (ret)
-			pr_warn("%s: cannot put a kretprobe on %s: %d\n",
-				t->name, sym, ret);
-		return ret;
-	case KSTATS_TRACE_FPROBE:
-		if (IS_ENABLED(CONFIG_KSTATS_TRACE_DIRECT))
-			return kstats_trace_direct_attach(t);
-		if (IS_ENABLED(CONFIG_KSTATS_TRACE_FGRAPH))
-			return kstats_trace_fg_attach(t);
-		if (!IS_ENABLED(CONFIG_FPROBE)) {
-			pr_warn("%s: fprobe: needs CONFIG_FPROBE\n", t->name);
-			return -EOPNOTSUPP;
-		}
-		t->fp.entry_handler = kstats_trace_fp_entry;
-		t->fp.exit_handler = kstats_trace_fp_exit;
-		t->fp.entry_data_size = sizeof(u64);
-		ret = register_fprobe_syms(&t->fp, &sym, 1);
-		if (ret)
-			pr_warn("%s: cannot put an fprobe on %s: %d\n",
-				t->name, sym, ret);
-		return ret;
-	case KSTATS_TRACE_PAIR:
-		ret = kstats_trace_attach_end(t, &t->pair.start, &t->start, true);
-		if (ret)
-			return ret;
-		ret = kstats_trace_attach_end(t, &t->pair.end, &t->end, false);
-		if (ret) {
-			kstats_trace_detach_end(t, &t->pair.start, true);
-			tracepoint_synchronize_unregister();
-		}
-		return ret;
-	}
-	return -EINVAL;
-}
-
-/* Detach the probes and wait until no handler runs any more. */
-static void kstats_trace_detach(struct kstats_trace *t)
-{
-	switch (t->mode) {
-	case KSTATS_TRACE_KRETPROBE:
-	case KSTATS_TRACE_PCPU:
-		unregister_kretprobe(&t->krp);
-		break;
-	case KSTATS_TRACE_FPROBE:
-		if (IS_ENABLED(CONFIG_KSTATS_TRACE_DIRECT))
-			kstats_trace_direct_detach(t);
-		else if (IS_ENABLED(CONFIG_KSTATS_TRACE_FGRAPH))
-			kstats_trace_fg_detach(t);
-		else
-			unregister_fprobe(&t->fp);
-		break;
-	case KSTATS_TRACE_PAIR:
-		kstats_trace_detach_end(t, &t->pair.start, true);
-		kstats_trace_detach_end(t, &t->pair.end, false);
-		tracepoint_synchronize_unregister();
-		break;
-	}
 }
 
 static void kstats_trace_free(struct kstats_trace *t)
@@ -1030,10 +703,6 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 	int ret;
 
 	lockdep_assert_held(&kstats_trace_mutex);
-	if (kstats_trace_find(&kstats_trace_reaping, cmd->name)) {
-		pr_warn("%s: removed, with calls still in flight\n", cmd->name);
-		return -EBUSY;
-	}
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -1042,11 +711,14 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 	atomic_long_set(&t->missed, 0);
 	t->name = kstrdup(cmd->name, GFP_KERNEL);
 	/* Copies: the symbols stay in use while the probes are registered. */
-	t->start = cmd->start;
 	t->start.sym = kstrdup(cmd->start.sym, GFP_KERNEL);
-	t->end = cmd->end;
-	if (t->mode == KSTATS_TRACE_PAIR)
+	t->start.offset = cmd->start.offset;
+	t->start.tracepoint = cmd->start.tracepoint;
+	if (t->mode == KSTATS_TRACE_PAIR) {
 		t->end.sym = kstrdup(cmd->end.sym, GFP_KERNEL);
+		t->end.offset = cmd->end.offset;
+		t->end.tracepoint = cmd->end.tracepoint;
+	}
 	t->cpu = alloc_percpu_gfp(struct kstats_trace_cpu, GFP_KERNEL | __GFP_NOWARN);
 	if (!t->name || !t->start.sym || !t->cpu ||
 	    (t->mode == KSTATS_TRACE_PAIR && !t->end.sym)) {
@@ -1057,6 +729,7 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 	t->ks = kstats_create(t->name, t->bits);
 	if (IS_ERR(t->ks)) {
 		ret = PTR_ERR(t->ks);
+		kstats_trace_err(t->name, "%s: cannot create the metric: %d", t->name, ret);
 		t->ks = NULL;
 		goto fail;
 	}
@@ -1070,12 +743,14 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 		kfree(gap_name);
 		if (IS_ERR(t->gap)) {
 			ret = PTR_ERR(t->gap);
+			kstats_trace_err(t->name, "%s: cannot create the metric %s%s: %d",
+					 t->name, KSTATS_TRACE_GAP, t->name, ret);
 			t->gap = NULL;
 			goto fail;
 		}
 	}
 
-	ret = kstats_trace_attach(t);
+	ret = kstats_trace_mode_ops[t->mode].attach(t);
 	if (ret)
 		goto fail;
 	list_add_tail(&t->node, &kstats_trace_list);
@@ -1090,15 +765,15 @@ static int kstats_trace_remove(const char *name)
 	struct kstats_trace *t;
 
 	lockdep_assert_held(&kstats_trace_mutex);
-	t = kstats_trace_find(&kstats_trace_list, name);
+	t = kstats_trace_find(name);
 	if (!t) {
-		pr_warn("remove %s: not traced\n", name);
+		kstats_trace_err(name, "remove %s: not traced", name);
 		return -ENOENT;
 	}
 	list_del(&t->node);
-	kstats_trace_detach(t);
-	if (!kstats_trace_reap_later(t))
-		kstats_trace_free(t);
+	if (!t->gone[0])
+		kstats_trace_mode_ops[t->mode].detach(t);
+	kstats_trace_free(t);
 	return 0;
 }
 
@@ -1109,7 +784,7 @@ static int kstats_trace_remove(const char *name)
  *
  * Parses the command (see kstats_trace_parse()) and adds or removes a
  * trace. A command that fails changes nothing: no metric, file or probe
- * of it is left behind.
+ * of it is left behind, and error_log tells why.
  *
  * Context: process context; takes kstats_trace_mutex, may sleep.
  * Return: 0, or the errors of kstats_trace_parse(), -E2BIG for a command
@@ -1120,36 +795,75 @@ static int kstats_trace_remove(const char *name)
 VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 {
 	struct kstats_trace_cmd cmd;
-	char *line;
+	char *line, *text;
 	int ret;
 
 	if (len > KSTATS_TRACE_LINE_MAX) {
 		pr_warn("command longer than %d bytes\n", KSTATS_TRACE_LINE_MAX);
 		return -E2BIG;
 	}
+	/* The command as written, for error_log, and a copy to parse. */
+	text = kmemdup_nul(buf, len, GFP_KERNEL);
 	line = kmemdup_nul(buf, len, GFP_KERNEL);
-	if (!line)
-		return -ENOMEM;
-	if (strlen(line) != len) {
-		pr_warn("NUL character in command\n");
-		ret = -EINVAL;
+	if (!text || !line) {
+		ret = -ENOMEM;
 		goto out;
 	}
-	ret = kstats_trace_parse(line, &cmd);
-	if (ret)
-		goto out;
+	strim(text);
 
 	mutex_lock(&kstats_trace_mutex);
-	if (cmd.verb == KSTATS_TRACE_REMOVE)
+	kstats_trace_cmdline = text;
+	if (strlen(line) != len) {
+		kstats_trace_err(NULL, "NUL character in command");
+		ret = -EINVAL;
+	} else {
+		ret = kstats_trace_parse(line, &cmd);
+	}
+	if (!ret && cmd.verb == KSTATS_TRACE_REMOVE)
 		ret = kstats_trace_remove(cmd.name);
-	else
+	else if (!ret)
 		ret = kstats_trace_add(&cmd);
+	kstats_trace_cmdline = NULL;
 	mutex_unlock(&kstats_trace_mutex);
 out:
 	kfree(line);
+	kfree(text);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_trace_exec);
+
+/*
+ * A module going: the traces of its code are detached before ftrace
+ * forgets its functions and its text is freed, as kprobes kill their
+ * probes there. A trace left attached would keep the address in its
+ * ftrace filter, and the next module loaded there would be traced, or
+ * would trip ftrace. The metrics stay until the trace is removed.
+ */
+static int kstats_trace_module_notify(struct notifier_block *nb,
+				      unsigned long state, void *data)
+{
+	struct module *mod = data;
+	struct kstats_trace *t;
+
+	if (state != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&kstats_trace_mutex);
+	list_for_each_entry(t, &kstats_trace_list, node) {
+		if (t->gone[0] || !(within_module(t->start.addr, mod) ||
+				    within_module(t->end.addr, mod)))
+			continue;
+		kstats_trace_mode_ops[t->mode].detach(t);
+		strscpy(t->gone, mod->name, sizeof(t->gone));
+		pr_info("%s: detached: module %s unloaded; the metrics stay until 'remove %s'\n",
+			t->name, mod->name, t->name);
+	}
+	mutex_unlock(&kstats_trace_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kstats_trace_module_nb = {
+	.notifier_call = kstats_trace_module_notify,
+};
 
 static ssize_t kstats_trace_write(struct file *file, const char __user *ubuf,
 				  size_t len, loff_t *ppos)
@@ -1171,21 +885,8 @@ static ssize_t kstats_trace_write(struct file *file, const char __user *ubuf,
 
 static unsigned long kstats_trace_missed(struct kstats_trace *t)
 {
-	unsigned long missed = atomic_long_read(&t->missed);
-
-	switch (t->mode) {
-	case KSTATS_TRACE_KRETPROBE:
-	case KSTATS_TRACE_PCPU:
-		return missed + t->krp.nmissed + t->krp.kp.nmissed;
-	case KSTATS_TRACE_FPROBE:
-		if (IS_ENABLED(CONFIG_KSTATS_TRACE_DIRECT) ||
-		    IS_ENABLED(CONFIG_KSTATS_TRACE_FGRAPH))
-			return missed;
-		return missed + t->fp.nmissed;
-	case KSTATS_TRACE_PAIR:
-		return missed + t->pair.start.kp.nmissed + t->pair.end.kp.nmissed;
-	}
-	return missed;
+	return atomic_long_read(&t->missed) +
+	       kstats_trace_mode_ops[t->mode].missed(t);
 }
 
 static void kstats_trace_show_point(struct seq_file *m, const char *what,
@@ -1197,22 +898,38 @@ static void kstats_trace_show_point(struct seq_file *m, const char *what,
 		seq_printf(m, "+%u", p->offset);
 }
 
+/* The commands, shown when there is no trace to list. */
+static const char kstats_trace_usage[] =
+	"# trace [pcpu:|fprobe:]FUNC [bits N]    time FUNC from entry to return\n"
+	"# trace NAME start POINT end POINT [bits N]\n"
+	"#     time the code between two points: SYM[+OFF], or tp:TRACEPOINT\n"
+	"# remove NAME\n"
+	"# Each trace is listed here, as\n"
+	"# name NAME mode MODE start POINT end POINT bits N samples N missed N [gone MODULE]\n"
+	"# and timed into kstats/NAME and, but for pairs, kstats/GAP-NAME; see\n"
+	"# error_log for why a command failed.\n";
+
 /* One line per trace: its name, mode, points, bits and counts. */
 static int kstats_trace_show(struct seq_file *m, void *v)
 {
 	struct kstats_trace *t;
 
 	mutex_lock(&kstats_trace_mutex);
+	if (list_empty(&kstats_trace_list))
+		seq_puts(m, kstats_trace_usage);
 	list_for_each_entry(t, &kstats_trace_list, node) {
 		seq_printf(m, "name %s mode %s", t->name,
-			   kstats_trace_modes[t->mode]);
+			   kstats_trace_mode_ops[t->mode].name);
 		kstats_trace_show_point(m, "start", &t->start);
 		if (t->mode == KSTATS_TRACE_PAIR)
 			kstats_trace_show_point(m, "end", &t->end);
 		else
 			seq_printf(m, " end %s%%return", t->start.sym);
-		seq_printf(m, " bits %u samples %llu missed %lu\n", t->bits,
+		seq_printf(m, " bits %u samples %llu missed %lu", t->bits,
 			   kstats_count(t->ks), kstats_trace_missed(t));
+		if (t->gone[0])
+			seq_printf(m, " gone %s", t->gone);
+		seq_putc(m, '\n');
 	}
 	mutex_unlock(&kstats_trace_mutex);
 	return 0;
@@ -1232,8 +949,74 @@ static const struct file_operations kstats_trace_fops = {
 	.release = single_release,
 };
 
+static void kstats_trace_clear_errors(void)
+{
+	struct kstats_trace_error *e;
+
+	for (e = kstats_trace_errors; e < kstats_trace_errors + KSTATS_TRACE_ERRORS; e++) {
+		kfree(e->cmd);
+		kfree(e->msg);
+		memset(e, 0, sizeof(*e));
+	}
+}
+
+/* The refused commands, oldest first, in the format of tracefs' error_log. */
+static int kstats_trace_error_log_show(struct seq_file *m, void *v)
+{
+	const struct kstats_trace_error *e;
+	unsigned int i;
+	u64 sec;
+	u32 nsec;
+
+	mutex_lock(&kstats_trace_mutex);
+	for (i = 0; i < KSTATS_TRACE_ERRORS; i++) {
+		e = &kstats_trace_errors[(kstats_trace_next_error + i) % KSTATS_TRACE_ERRORS];
+		if (!e->ts)
+			continue;
+		sec = div_u64_rem(e->ts, NSEC_PER_SEC, &nsec);
+		seq_printf(m, "[%5llu.%06u] kstats_trace: error: %s\n", sec,
+			   (u32)(nsec / NSEC_PER_USEC), e->msg);
+		seq_printf(m, "  Command: %s\n", e->cmd ?: "");
+		seq_printf(m, "%*s^\n", (int)(strlen("  Command: ") + e->pos), "");
+	}
+	mutex_unlock(&kstats_trace_mutex);
+	return 0;
+}
+
+/* Opened for writing with O_TRUNC (echo > error_log): cleared. */
+static int kstats_trace_open_error_log(struct inode *inode, struct file *file)
+{
+	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
+		mutex_lock(&kstats_trace_mutex);
+		kstats_trace_clear_errors();
+		mutex_unlock(&kstats_trace_mutex);
+	}
+	return single_open(file, kstats_trace_error_log_show, NULL);
+}
+
+static ssize_t kstats_trace_write_error_log(struct file *file,
+					    const char __user *ubuf,
+					    size_t len, loff_t *ppos)
+{
+	return len;
+}
+
+static const struct file_operations kstats_trace_error_log_fops = {
+	.owner = THIS_MODULE,
+	.open = kstats_trace_open_error_log,
+	.read_iter = seq_read_iter,
+	.write = kstats_trace_write_error_log,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static int __init kstats_trace_init(void)
 {
+	int ret;
+
+	ret = register_module_notifier(&kstats_trace_module_nb);
+	if (ret)
+		return ret;
 	/*
 	 * No debugfs proxy needed: an open file holds a reference to this
 	 * module (.owner), so the file and the data it uses outlive it.
@@ -1241,30 +1024,35 @@ static int __init kstats_trace_init(void)
 	kstats_trace_control = debugfs_create_file_unsafe("_control", 0600,
 							  kstats_debugfs_dir(),
 							  NULL, &kstats_trace_fops);
+	kstats_trace_error_log = debugfs_create_file_unsafe("error_log", 0600,
+							    kstats_debugfs_dir(), NULL,
+							    &kstats_trace_error_log_fops);
 	return 0;
 }
 
+/*
+ * Every trace is removed: once its mechanism's unregistration has
+ * returned, no handler of it runs or will run, and no call in flight
+ * comes back into this module, so nothing is waited for.
+ */
 static void __exit kstats_trace_exit(void)
 {
 	struct kstats_trace *t, *tmp;
 
-	/* No command can start once the file is gone. */
+	/* No command can start once the files are gone. */
+	debugfs_remove(kstats_trace_error_log);
 	debugfs_remove(kstats_trace_control);
 	mutex_lock(&kstats_trace_mutex);
 	list_for_each_entry_safe(t, tmp, &kstats_trace_list, node) {
 		list_del(&t->node);
-		kstats_trace_detach(t);
-		kstats_trace_wait(t);
+		if (!t->gone[0])
+			kstats_trace_mode_ops[t->mode].detach(t);
 		kstats_trace_free(t);
 	}
+	kstats_trace_clear_errors();
 	mutex_unlock(&kstats_trace_mutex);
-	/*
-	 * No task may run the trampoline's last instructions, after its
-	 * call of the exit hook, nor the end of kstats_trace_reap(), when
-	 * the module's text goes.
-	 */
-	if (IS_ENABLED(CONFIG_KSTATS_TRACE_DIRECT))
-		synchronize_rcu_tasks();
+	/* After the traces: a module going meanwhile found them detached. */
+	unregister_module_notifier(&kstats_trace_module_nb);
 }
 
 module_init(kstats_trace_init);

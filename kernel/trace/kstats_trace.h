@@ -6,6 +6,7 @@
 #ifndef _KERNEL_TRACE_KSTATS_TRACE_H
 #define _KERNEL_TRACE_KSTATS_TRACE_H
 
+#include <linux/kprobes.h>
 #include <linux/types.h>
 
 /* Longest command line accepted by _control. */
@@ -24,11 +25,22 @@ enum kstats_trace_mode {
 	KSTATS_TRACE_PAIR,		/* trace NAME start P end P */
 };
 
-/* One end of a pair: SYM[+OFF] (a kprobe) or a tracepoint. */
+struct tracepoint;
+
+/*
+ * A probe point: the function of an entry/return form, or one end of a
+ * pair, SYM[+OFF] (a kprobe) or a tracepoint. The parser fills in where it
+ * is; the rest is set when the trace is attached.
+ */
 struct kstats_trace_point {
 	const char *sym;		/* symbol, or tracepoint name */
 	unsigned int offset;
 	bool tracepoint;
+	unsigned long addr;		/* the code probed; 0 for a tracepoint */
+	union {				/* the probe of an end of a pair */
+		struct kprobe kp;
+		struct tracepoint *tp;
+	};
 };
 
 struct kstats_trace_cmd {
@@ -38,14 +50,6 @@ struct kstats_trace_cmd {
 	struct kstats_trace_point start, end;	/* end unused but for pairs */
 	unsigned int bits;
 };
-
-#ifdef CONFIG_KSTATS_TRACE_DIRECT
-/* fprobe: on x86_64: the trampoline, and the hooks it calls. */
-struct kstats_trace_frame;
-void kstats_trace_direct(void);
-long kstats_trace_direct_enter(struct kstats_trace_frame *f);
-void kstats_trace_direct_exit(struct kstats_trace_frame *f);
-#endif
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Visible to the KUnit suite only (VISIBLE_IF_KUNIT). */

@@ -166,9 +166,6 @@ static noinline __noclone int kstrace_test_end(int x)
 	return x - 1;
 }
 
-/* The same function under a second name. */
-static int kstrace_test_alias(int x) __alias(kstrace_test_fn) __used;
-
 struct kstrace_test_two {
 	long a, b;
 };
@@ -364,59 +361,59 @@ static void kstats_trace_test_args(struct kunit *test)
 }
 
 /*
- * fprobe: through the direct trampoline: a trace removed while a call
- * sleeps in the function keeps its metrics until that call has returned,
- * and its name until then; a second trace of the same function, under
- * another of its names, is refused.
+ * In every entry/return mode, a trace removed while a call sleeps in the
+ * function goes at once, name and metrics; the call then returns as if
+ * untraced, and the name can be traced again.
  */
-static void kstats_trace_test_direct(struct kunit *test)
+static void kstats_trace_test_inflight(struct kunit *test)
 {
 	const char *name = "kstrace_test_sleep";
 	struct kstrace_test_sleep *s;
 	struct task_struct *task;
-	char *before;
-	int i;
+	unsigned int mode;
+	char cmd[64];
 
-	if (!IS_ENABLED(CONFIG_KSTATS_TRACE_DIRECT))
-		kunit_skip(test, "fprobe: does not use the direct trampoline here");
-
-	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_fn"), 0);
-	before = kstats_trace_test_read(test, "_control");
-	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_alias"),
-			-EBUSY);
-	KUNIT_EXPECT_STREQ(test, kstats_trace_test_read(test, "_control"), before);
-	KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "kstrace_test_alias"));
-	KUNIT_EXPECT_EQ(test, kstrace_test_alias(1), 2);
-	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, "kstrace_test_fn"), 1);
-	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), 0);
-
-	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	init_completion(&s->entered);
-	init_completion(&s->go);
-	init_completion(&s->done);
-	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_sleep"), 0);
-	task = kthread_run(kstrace_test_sleeper, s, "kstrace_sleeper");
-	if (IS_ERR(task)) {
-		kstats_trace_test_exec("remove kstrace_test_sleep");
-		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(task));
-		return;
+	for (mode = 0; mode < ARRAY_SIZE(kstats_trace_test_modes); mode++) {
+		s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, s);
+		init_completion(&s->entered);
+		init_completion(&s->go);
+		init_completion(&s->done);
+		snprintf(cmd, sizeof(cmd), "trace %s%s", kstats_trace_test_modes[mode], name);
+		KUNIT_ASSERT_EQ(test, kstats_trace_test_exec(cmd), 0);
+		task = kthread_run(kstrace_test_sleeper, s, "kstrace_sleeper");
+		if (IS_ERR(task)) {
+			kstats_trace_test_exec("remove kstrace_test_sleep");
+			KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(task));
+			return;
+		}
+		wait_for_completion(&s->entered);
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_sleep"), 0);
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, name), -1);
+		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, name));
+		KUNIT_EXPECT_EQ_MSG(test, kstats_trace_test_exec(cmd), 0, "%s", cmd);
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_sleep"), 0);
+		complete(&s->go);
+		wait_for_completion(&s->done);
+		KUNIT_EXPECT_EQ(test, s->ret, 1);
 	}
-	wait_for_completion(&s->entered);
-	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_sleep"), 0);
-	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, name), -1);
-	KUNIT_EXPECT_NOT_NULL(test, kstats_trace_test_read(test, name));
-	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_sleep"),
-			-EBUSY);
-	complete(&s->go);
-	wait_for_completion(&s->done);
-	KUNIT_EXPECT_EQ(test, s->ret, 1);
-	/* The metrics go within a few tenths of a second of the return. */
-	for (i = 0; i < 50 && kstats_trace_test_read(test, name); i++)
-		msleep(100);
-	KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, name));
-	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_sleep"), 0);
-	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_sleep"), 0);
+}
+
+/* With no trace, _control shows its commands as comments. */
+static void kstats_trace_test_usage(struct kunit *test)
+{
+	char *text = kstats_trace_test_read(test, "_control");
+	char *line;
+
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(text, "# trace [pcpu:|fprobe:]FUNC [bits N]"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\n# remove NAME\n"));
+	while ((line = strsep(&text, "\n")) && *line)
+		KUNIT_EXPECT_EQ_MSG(test, *line, '#', "%s", line);
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn"), 0);
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(kstats_trace_test_read(test, "_control"),
+					       "name kstrace_test_fn mode kretprobe "));
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), 0);
 }
 
 struct kstats_trace_test_err {
@@ -444,7 +441,8 @@ static void kstats_trace_test_errors(struct kunit *test)
 		{ "trace kstrace_test_end bits 9", -ERANGE },
 	};
 	static const char nul_cmd[] = "trace kstrace_test_fn\0x";
-	char *before, *after, *nul;
+	char *before, *after, *nul, *log;
+	struct file *file;
 	unsigned int i;
 
 	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn"), 0);
@@ -460,6 +458,24 @@ static void kstats_trace_test_errors(struct kunit *test)
 		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "GAP-kstrace_no_such"));
 		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "kstrace_test_end"));
 	}
+
+	/*
+	 * error_log keeps each refusal: the reason, the command, a caret
+	 * under the word at fault; echo > error_log clears it.
+	 */
+	log = kstats_trace_test_read(test, "error_log");
+	KUNIT_ASSERT_NOT_NULL(test, log);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "] kstats_trace: error: bits 9 out of range 0..8\n"
+					   "  Command: trace kstrace_test_end bits 9\n"
+					   "                                       ^\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, ": no tracepoint kstrace_no_such_tp in the kernel\n"
+					   "  Command: trace x start tp:kstrace_no_such_tp end tp:softirq_exit\n"
+					   "                            ^\n"));
+	file = file_open_root_mnt(kstats_trace_test_mnt, "kstats/error_log",
+				  O_WRONLY | O_TRUNC, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	fput(file);
+	KUNIT_EXPECT_STREQ(test, kstats_trace_test_read(test, "error_log"), "");
 
 	/* Too long, and a NUL inside. */
 	nul = kunit_kzalloc(test, KSTATS_TRACE_LINE_MAX + 2, GFP_KERNEL);
@@ -479,7 +495,8 @@ static struct kunit_case kstats_trace_test_cases[] = {
 	KUNIT_CASE(kstats_trace_test_tracepoints),
 	KUNIT_CASE(kstats_trace_test_errors),
 	KUNIT_CASE(kstats_trace_test_args),
-	KUNIT_CASE_SLOW(kstats_trace_test_direct),
+	KUNIT_CASE(kstats_trace_test_inflight),
+	KUNIT_CASE(kstats_trace_test_usage),
 	{}
 };
 

@@ -149,6 +149,9 @@ static void list(char *out)
 	     line = strtok_r(NULL, "\n", &save)) {
 		char name[512];
 
+		/* With no trace, _control shows its commands as comments. */
+		if (line[0] == '#')
+			continue;
 		if (sscanf(line, "name %511s ", name) != 1)
 			die("_control lists a line without a name", line, strlen(line));
 		strcat(out, name);

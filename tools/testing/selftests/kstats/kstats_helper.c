@@ -15,6 +15,9 @@
  *                               name, such as EINVAL
  *   kstats_helper read FILE     read() FILE to its end; prints OK or the
  *                               errno name
+ *   kstats_helper listen N SECONDS
+ *                               N listening TCP sockets (as many lines of
+ *                               /proc/net/tcp); prints OK, then sleeps
  *
  * With KSTATS_MAKE_IT_FAIL=1 in the environment, write and read turn on
  * fault injection for their task (/proc/self/make-it-fail) once FILE is
@@ -28,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,7 +46,8 @@ static double now_ns(void)
 
 static int show_help(void)
 {
-	fprintf(stderr, "usage: kstats_helper getppid N | pair N | spin S | write FILE STR\n");
+	fprintf(stderr, "usage: kstats_helper getppid N | pair N | spin S\n");
+	fprintf(stderr, "       kstats_helper write FILE STR | read FILE | listen N S\n");
 	return 2;
 }
 
@@ -139,7 +145,22 @@ int main(int argc, char **argv)
 	}
 
 	n = atol(argv[2]);
-	if (!strcmp(argv[1], "getppid")) {
+	if (argc == 4 && !strcmp(argv[1], "listen")) {
+		struct sockaddr_in addr = { .sin_family = AF_INET };
+
+		for (i = 0; i < n; i++) {
+			int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+			if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) ||
+			    listen(fd, 1)) {
+				perror("listen");
+				return 1;
+			}
+		}
+		printf("OK\n");
+		fflush(stdout);
+		sleep(atoi(argv[3]));
+	} else if (!strcmp(argv[1], "getppid")) {
 		double t0;
 		cpu_set_t cpus;
 

@@ -235,6 +235,15 @@ trace_other() {
 	tctl "remove __x64_sys_getpid"
 	tctl "remove $F"
 }
+# A function of kstats_bench, traced while load_modules loads and unloads
+# it: the trace is detached when the module goes, or refused meanwhile.
+trace_module() {
+	for m in "" pcpu: fprobe:; do
+		tctl "trace ${m}cpus_show"
+		cat /sys/kernel/kstats_bench/cpus > /dev/null 2>&1
+		tctl "remove cpus_show"
+	done
+}
 read_all() {
 	for f in "$K"/*; do
 		cat "$f" > /dev/null 2>&1
@@ -269,6 +278,7 @@ torture() {
 	worker trace_same2 trace_same &
 	worker trace_pairs trace_pairs &
 	worker trace_other trace_other &
+	worker trace_module trace_module &
 	worker read read_all &
 	worker write write_all &
 	worker calls1 calls &
@@ -294,15 +304,16 @@ ktap_test_result "torture: $RUN s of traces, readers, writers, modules, hotplug 
 ktap_print_msg "$(date +%T) after"
 LINE='^slot [0-9]+ +CPU[ S] [0-9]+ +count +[0-9]+ avg +[0-9]+ p [01]\.[0-9]{6}$'
 in_format() {
-	awk '$1 != "name" || $3 != "mode" || $11 != "samples" || $13 != "missed" {
+	awk '$1 == "#" { next }
+	     $1 != "name" || $3 != "mode" || $11 != "samples" || $13 != "missed" {
 		exit 1
 	}' "$CTL" || return 1
 	for f in "$K"/*; do
-		[ "$f" = "$CTL" ] && continue
+		[ "$f" = "$CTL" ] || [ "$f" = "$K/error_log" ] && continue
 		grep -vqE "$LINE" "$f" &&
 			{ echo "# $f out of format"; return 1; }
 	done
-	awk '{ print $2 }' "$CTL" | while read -r n; do
+	awk '$1 == "name" { print $2 }' "$CTL" | while read -r n; do
 		ctl "remove $n" || exit 1
 	done
 }

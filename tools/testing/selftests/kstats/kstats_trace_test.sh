@@ -20,7 +20,9 @@ N=1000
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q " $FUNC\$" /proc/kallsyms ||
 	{ ktap_skip_all "no $FUNC in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 14
+ktap_set_plan 18
+TMPD=$(mktemp -d)
+trap 'rm -rf "$TMPD"' EXIT
 
 # fprobe: needs CONFIG_FPROBE (Debian's 6.1 has none): EOPNOTSUPP otherwise.
 if grep -q ' register_fprobe$' /proc/kallsyms; then
@@ -123,7 +125,7 @@ ktap_test_result "bad commands fail with their errno and change nothing" check_b
 
 # Every active trace is listed with its mode, points, bits and counts.
 check_list() {
-	n0=$(wc -l < "$CTL")
+	n0=$(grep -vc '^#' "$CTL")
 	for c in "trace $FUNC bits 2" "trace ${FPROBE}__x64_sys_getpid" \
 		 "trace sirq start tp:softirq_entry end tp:softirq_exit bits 5"; do
 		[ "$(ctl "$c")" = OK ] || return 1
@@ -138,7 +140,8 @@ check_list() {
 	echo "$list" | grep -q "^name $f mode $FPROBE_MODE start $f end $f%return bits 3 " &&
 	echo "$list" | grep -q \
 		"^name sirq mode pair start tp:softirq_entry end tp:softirq_exit bits 5 " &&
-	[ "$(echo "$list" | wc -l)" -eq $((n0 + 3)) ] && [ "$(wc -l < "$CTL")" -eq "$n0" ]
+	[ "$(echo "$list" | grep -vc '^#')" -eq $((n0 + 3)) ] &&
+		[ "$(grep -vc '^#' "$CTL")" -eq "$n0" ]
 }
 ktap_test_result "_control lists the active traces" check_list
 
@@ -190,42 +193,151 @@ check_unload() {
 		return 1
 	rmmod kstats_trace || return 1
 	[ ! -e "$KS/$FUNC" ] && [ ! -e "$KS/sirq" ] && [ ! -e "$CTL" ] &&
-		modprobe kstats_trace && [ -e "$CTL" ] && [ -z "$(cat "$CTL")" ]
+		modprobe kstats_trace && [ -e "$CTL" ] && ! grep -qv '^#' "$CTL" &&
+		grep -q '^# trace \[pcpu:|fprobe:\]FUNC' "$CTL"
 }
 ktap_test_result "unloading kstats_trace removes every trace" check_unload
 
-# fprobe: through the direct trampoline (x86_64 kernels built with kstats):
-# a call that sleeps in the function when its trace is removed, or when the
-# module is unloaded, still returns through the trampoline, in the module.
+# The entry/return forms: "" (kretprobe), pcpu: and, with CONFIG_FPROBE,
+# fprobe:.
+FORMS="kretprobe pcpu: $FPROBE"
+form() { [ "$1" = kretprobe ] || echo "$1"; }
+
+# A trace removed while a call sleeps in the function goes at once, and
+# the name can be traced again; the call returns as if untraced.
 SLEEPER=hrtimer_nanosleep
 check_inflight_remove() {
-	[ "$(ctl "trace fprobe:$SLEEPER")" = OK ] || return 1
-	sleep 3 &
-	pid=$!
-	sleep 1
-	[ "$(ctl "remove $SLEEPER")" = OK ] || { kill $pid; return 1; }
-	# Not listed any more; the metric stays until the call returns, and
-	# the module cannot go meanwhile.
-	listed=$(field $SLEEPER mode)
-	again=$(ctl "trace fprobe:$SLEEPER")
-	metric=no
-	[ -e "$KS/$SLEEPER" ] && metric=yes
-	rmmod kstats_trace 2>/dev/null && return 1
-	wait $pid
-	i=0
-	while [ -e "$KS/$SLEEPER" ] && [ $i -lt 5 ]; do
+	for f in $FORMS; do
+		[ "$(ctl "trace $(form $f)$SLEEPER")" = OK ] || return 1
+		sleep 3 &
+		pid=$!
 		sleep 1
+		[ "$(ctl "remove $SLEEPER")" = OK ] || { kill $pid; return 1; }
+		listed=$(field $SLEEPER mode)
+		metric=no
+		[ -e "$KS/$SLEEPER" ] && metric=yes
+		again=$(ctl "trace $(form $f)$SLEEPER")
+		[ "$(ctl "remove $SLEEPER")" = OK ] || again=no
+		wait $pid
+		rc=$?
+		ktap_print_msg "$f: after remove: listed '$listed', metric $metric," \
+			"trace again $again, the call returned $rc"
+		[ -z "$listed" ] && [ $metric = no ] && [ "$again" = OK ] &&
+			[ $rc -eq 0 ] || return 1
+	done
+}
+ktap_test_result "a trace removed with a call in flight goes at once, in every form" \
+	check_inflight_remove
+
+# rmmod kstats_trace does not wait for calls in flight, in any form.
+check_inflight_unload() {
+	for f in $FORMS; do
+		[ "$(ctl "trace $(form $f)$SLEEPER")" = OK ] || return 1
+		sleep 4 &
+		pid=$!
+		sleep 1
+		rmmod kstats_trace || { kill $pid; return 1; }
+		running=no
+		kill -0 $pid 2>/dev/null && running=yes
+		wait $pid
+		rc=$?
+		ktap_print_msg "$f: rmmod returned while the call slept: $running;" \
+			"the call returned $rc"
+		[ $running = yes ] && [ $rc -eq 0 ] && [ ! -e "$KS/$SLEEPER" ] &&
+			modprobe kstats_trace && [ -e "$CTL" ] || return 1
+	done
+}
+ktap_test_result "rmmod kstats_trace returns at once with a call in flight, in every form" \
+	check_inflight_unload
+
+# A function that never returns: traced, exited through, removed; then the
+# module unloads.
+check_noreturn() {
+	for f in $FORMS; do
+		[ "$(ctl "trace $(form $f)do_exit")" = OK ] || return 1
+		for _ in 1 2 3 4 5; do /bin/true; done
+		n=$(field do_exit samples)
+		gap=$(awk '$3 == "CPUS" { n += $6 } END { print n + 0 }' "$KS/GAP-do_exit")
+		[ "$(ctl "remove do_exit")" = OK ] || return 1
+		ktap_print_msg "$f: do_exit: $n samples, $gap gaps"
+		[ "$n" -eq 0 ] || return 1
+	done
+	rmmod kstats_trace && modprobe kstats_trace && [ -e "$CTL" ]
+}
+ktap_test_result "do_exit, which never returns, is traced and removed in every form" \
+	check_noreturn
+
+# A traced function behaves as before: /proc/net/tcp prints the same lines
+# (seq_printf() with 17 words of arguments on the stack) in every form.
+check_args() {
+	"$HELPER" listen 4 120 > "$TMPD/listen" &
+	lpid=$!
+	i=0
+	while [ "$(cat "$TMPD/listen")" != OK ] && [ $i -lt 50 ]; do
+		sleep 0.1
 		i=$((i + 1))
 	done
-	ktap_print_msg "after remove: listed '$listed', metric $metric," \
-		"trace again $again; gone after ${i}s"
-	[ -z "$listed" ] && [ $metric = yes ] && [ "$again" = EBUSY ] &&
-		[ ! -e "$KS/$SLEEPER" ] && [ "$(ctl "trace fprobe:$SLEEPER")" = OK ] &&
-		[ "$(ctl "remove $SLEEPER")" = OK ]
+	cat /proc/net/tcp > "$TMPD/tcp.before"
+	ok=1
+	for f in $FORMS; do
+		[ "$(ctl "trace $(form $f)seq_printf")" = OK ] || { ok=0; break; }
+		cat /proc/net/tcp > "$TMPD/tcp.traced"
+		n=$(field seq_printf samples)
+		[ "$(ctl "remove seq_printf")" = OK ] || ok=0
+		ktap_print_msg "$f: seq_printf: $n samples; /proc/net/tcp:" \
+			"$(cmp "$TMPD/tcp.before" "$TMPD/tcp.traced" 2>&1 || true)"
+		cmp -s "$TMPD/tcp.before" "$TMPD/tcp.traced" && [ "$n" -ge 5 ] || ok=0
+	done
+	kill $lpid
+	wait $lpid 2>/dev/null
+	[ $ok -eq 1 ] && [ "$(wc -l < "$TMPD/tcp.before")" -ge 5 ]
 }
+ktap_test_result "/proc/net/tcp reads the same while seq_printf is traced, in every form" \
+	check_args
 
-# Softirqs run on the IRQ stack, near its top: the trampoline copies only
-# what is left of that stack, and times every call (none missed).
+# A traced function of a module that is unloaded: the trace is detached,
+# listed as gone, and the log says so; the module loads again (where it
+# was) untraced, and ftrace and kprobes still work.
+BENCH=/sys/kernel/kstats_bench
+check_module() {
+	for f in $FORMS pair; do
+		name=cpus_show
+		cmd="trace $(form $f)cpus_show"
+		if [ $f = pair ]; then
+			name=mpair
+			cmd="trace mpair start cpus_show end $FUNC"
+		fi
+		modprobe kstats_bench && cat $BENCH/cpus > /dev/null || return 1
+		[ "$(ctl "$cmd")" = OK ] || return 1
+		# The pair's start and end on one CPU.
+		taskset 1 cat $BENCH/cpus > /dev/null
+		[ $f = pair ] && taskset 1 "$HELPER" getppid 1 > /dev/null
+		n=$(field $name samples)
+		dmesg -c > /dev/null
+		rmmod kstats_bench || return 1
+		gone=$(field $name gone)
+		logged=no
+		dmesg | grep -q "$name: detached: module kstats_bench unloaded" && logged=yes
+		modprobe kstats_bench && cat $BENCH/cpus > /dev/null || return 1
+		n2=$(field $name samples)
+		[ "$(ctl "remove $name")" = OK ] || return 1
+		rmmod kstats_bench || return 1
+		[ "$(ctl "trace $FUNC")" = OK ] && [ "$(ctl "remove $FUNC")" = OK ] || return 1
+		ktap_print_msg "$f: $n samples, gone '$gone', logged $logged," \
+			"$n2 samples after the reload"
+		[ "$n" -ge 1 ] && [ "$gone" = kstats_bench ] && [ $logged = yes ] &&
+			[ "$n2" = "$n" ] && ! dmesg | grep -qE 'BUG:|WARNING:|Oops|Call Trace' ||
+			return 1
+	done
+}
+if [ -n "$(find "/lib/modules/$(uname -r)" -name 'kstats_bench.ko*')" ]; then
+	ktap_test_result "a traced module unloads and reloads, its trace gone, in every form" \
+		check_module
+else
+	ktap_test_skip "a module with a traced function unloads and reloads (no kstats_bench)"
+fi
+
+# Softirqs run on the IRQ stack: an fprobe times them, none missed.
 check_irq_stack() {
 	[ "$(ctl "trace fprobe:__do_softirq")" = OK ] || return 1
 	sleep 1
@@ -235,27 +347,22 @@ check_irq_stack() {
 	ktap_print_msg "fprobe:__do_softirq: $n samples, $missed missed in 1 s"
 	[ "$n" -gt 0 ] && [ "$missed" -eq 0 ]
 }
-
-check_inflight_unload() {
-	[ "$(ctl "trace fprobe:$SLEEPER")" = OK ] || return 1
-	sleep 3 &
-	pid=$!
-	sleep 1
-	rmmod kstats_trace || { kill $pid; return 1; }
-	wait $pid
-	dmesg | grep -q "$SLEEPER: waiting for calls in flight: 1" &&
-		[ ! -e "$KS/$SLEEPER" ] && modprobe kstats_trace && [ -e "$CTL" ]
-}
-if grep -q ' kstats_trace_direct[[:space:]]' /proc/kallsyms; then
-	ktap_test_result "fprobe: removed with a call in flight keeps its metric until it returns" \
-		check_inflight_remove
-	ktap_test_result "fprobe: unloading waits for a call in flight" check_inflight_unload
+if [ -n "$FPROBE" ]; then
 	ktap_test_result "fprobe: times softirqs on the IRQ stack" check_irq_stack
 else
-	ktap_test_skip "fprobe: removed with a call in flight (no direct trampoline)"
-	ktap_test_skip "fprobe: unloading with a call in flight (no direct trampoline)"
-	ktap_test_skip "fprobe: softirqs on the IRQ stack (no direct trampoline)"
+	ktap_test_skip "fprobe: softirqs on the IRQ stack (no CONFIG_FPROBE)"
 fi
+
+# A refused command is in error_log, with a caret under the word at fault.
+check_error_log() {
+	: > "$KS/error_log"
+	[ "$(ctl "trace $FUNC bits 12")" = ERANGE ] || return 1
+	grep -q '] kstats_trace: error: bits 12 out of range 0\.\.8$' "$KS/error_log" &&
+		grep -qx "  Command: trace $FUNC bits 12" "$KS/error_log" &&
+		[ "$(sed -n 3p "$KS/error_log")" = \
+		  "$(printf '%*s^' $((11 + ${#FUNC} + 12)) '')" ]
+}
+ktap_test_result "error_log shows a refused command and why" check_error_log
 
 check_clean() {
 	! dmesg | grep -qE 'BUG:|WARNING:|Oops|Call Trace'
