@@ -5,7 +5,9 @@
 # probe events with a histogram trigger: a kprobe event at entry
 # (kprobe_hist), kprobe plus kretprobe events (kretprobe_hist) and fprobe
 # entry plus exit events (fprobe_hist), two events per call like the
-# entry/return forms of kstats_trace. The rounds interleave the cases,
+# entry/return forms of kstats_trace; and an fprobe with empty handlers
+# (fprobe_empty, from kstats_bench), the floor of the fprobe: form. The
+# rounds interleave the cases,
 # so that they see the same machine; the median of the rounds is printed,
 # and its ratio to the untraced call.
 set -eu
@@ -15,9 +17,10 @@ CTL=/sys/kernel/debug/kstats/_control
 T=/sys/kernel/tracing
 CALLS=${CALLS:-100000}
 ROUNDS=${ROUNDS:-5}
-CASES=${CASES:-"untraced kretprobe pcpu fprobe kprobe_hist kretprobe_hist fprobe_hist"}
+CASES=${CASES:-"untraced kretprobe pcpu fprobe fprobe_empty kprobe_hist kretprobe_hist fprobe_hist"}
 
 modprobe kstats_trace
+modprobe kstats_bench
 mount -t tracefs nodev "$T"
 # fprobe events find a function by the name ftrace gives its address, one
 # of the aliases there (__do_sys_getppid for __x64_sys_getppid).
@@ -32,6 +35,7 @@ setup() {
 	kretprobe) ctl "trace $F" ;;
 	pcpu) ctl "trace pcpu:$F" ;;
 	fprobe) ctl "trace fprobe:$F" ;;
+	fprobe_empty) echo "$F" > /sys/kernel/kstats_bench/fprobe_floor ;;
 	kprobe_hist)
 		echo "p:kstats_bench $F" >> "$T/kprobe_events"
 		echo 'hist:keys=common_pid' > "$T/events/kprobes/kstats_bench/trigger"
@@ -57,6 +61,7 @@ teardown() {
 	case $1 in
 	untraced) ;;
 	kretprobe|pcpu|fprobe) ctl "remove $F" ;;
+	fprobe_empty) echo > /sys/kernel/kstats_bench/fprobe_floor ;;
 	kprobe_hist)
 		echo 0 > "$T/events/kprobes/kstats_bench/enable"
 		echo '!hist:keys=common_pid' > "$T/events/kprobes/kstats_bench/trigger"
@@ -90,5 +95,13 @@ done
 for c in $CASES; do
 	awk -v c="$c" '$1 == c { print $2 }' /tmp/bench | sort -n |
 		awk -v c="$c" '{ v[NR] = $1 } END { print c, v[int((NR + 1) / 2)] }'
-done | awk '$1 == "untraced" { base = $2 }
-	    { printf "case %-12s ns %8.1f ratio %5.2f\n", $1, $2, $2 / base }'
+done | awk '{ c[NR] = $1; v[NR] = $2 }
+	    $1 == "untraced" { base = $2 }
+	    $1 == "fprobe_empty" { floor = $2 }
+	    END {
+		# cost: ns over untraced; floor: that cost over the empty fprobe'"'"'s
+		for (i = 1; i <= NR; i++)
+			printf "case %-14s ns %8.1f ratio %5.2f cost %7.1f%s\n",
+				c[i], v[i], v[i] / base, v[i] - base,
+				(floor > base ? sprintf(" floor %5.2f", (v[i] - base) / (floor - base)) : "")
+	    }'

@@ -14,6 +14,9 @@
  *   subtract  1: subtract the cost of the clock pair from each sample
  *   run       read: run the benchmark, print its summary
  *   cost      read: the cost of kstats_record() against its peers
+ *   fprobe_floor
+ *             a function name: an fprobe with empty handlers on it (""
+ *             removes it), the floor of kstats_trace's fprobe: form
  *
  * Every timed iteration is recorded in the kstats metric bench_TARGET
  * (bench_clock_SOURCE for the clocks), so the whole distribution is in
@@ -38,6 +41,7 @@
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/fprobe.h>
 #include <linux/kobject.h>
 #include <linux/kstats.h>
 #include <linux/kthread.h>
@@ -885,6 +889,84 @@ static ssize_t cost_show(struct kobject *kobj, struct kobj_attribute *attr, char
 	return ret;
 }
 
+#if IS_ENABLED(CONFIG_FPROBE)
+/*
+ * An fprobe with empty handlers and the entry data of kstats_trace's
+ * fprobe: form: what the mechanism alone costs a traced call.
+ */
+static int bench_fp_entry(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+			  struct pt_regs *regs, void *data)
+{
+	return 0;
+}
+
+static void bench_fp_exit(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+			  struct pt_regs *regs, void *data)
+{
+}
+
+static struct fprobe bench_fp;
+/* The function bench_fp is on, "" if none; under bench_mutex. */
+static char bench_fp_sym[KSYM_NAME_LEN];
+
+static void bench_fp_remove(void)
+{
+	if (bench_fp_sym[0])
+		unregister_fprobe(&bench_fp);
+	bench_fp_sym[0] = '\0';
+}
+
+static ssize_t fprobe_floor_show(struct kobject *kobj, struct kobj_attribute *attr,
+				 char *buf)
+{
+	ssize_t ret;
+
+	mutex_lock(&bench_mutex);
+	ret = sysfs_emit(buf, "%s\n", bench_fp_sym);
+	mutex_unlock(&bench_mutex);
+	return ret;
+}
+
+static ssize_t fprobe_floor_store(struct kobject *kobj, struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	char sym[KSYM_NAME_LEN];
+	const char *symp = sym;
+	int ret = 0;
+
+	if (strscpy(sym, buf, sizeof(sym)) < 0)
+		return -ENAMETOOLONG;
+	strreplace(sym, '\n', '\0');
+	mutex_lock(&bench_mutex);
+	bench_fp_remove();
+	if (sym[0]) {
+		/* A struct fprobe is registered again from scratch. */
+		memset(&bench_fp, 0, sizeof(bench_fp));
+		bench_fp.entry_handler = bench_fp_entry;
+		bench_fp.exit_handler = bench_fp_exit;
+		bench_fp.entry_data_size = sizeof(u64);
+		ret = register_fprobe_syms(&bench_fp, &symp, 1);
+		if (ret)
+			pr_warn("fprobe_floor: cannot put an fprobe on %s: %d\n", sym, ret);
+		else
+			strscpy(bench_fp_sym, sym, sizeof(bench_fp_sym));
+	}
+	mutex_unlock(&bench_mutex);
+	return ret ? ret : count;
+}
+
+static struct kobj_attribute fprobe_floor_attr = __ATTR(fprobe_floor, 0600,
+							fprobe_floor_show,
+							fprobe_floor_store);
+#define BENCH_FPROBE_FLOOR_ATTR	(&fprobe_floor_attr.attr)
+#else
+static void bench_fp_remove(void)
+{
+}
+
+#define BENCH_FPROBE_FLOOR_ATTR	NULL
+#endif
+
 static struct kobj_attribute cpus_attr = __ATTR_RW(cpus);
 static struct kobj_attribute run_attr = __ATTR(run, 0400, run_show, NULL);
 static struct kobj_attribute cost_attr = __ATTR(cost, 0400, cost_show, NULL);
@@ -893,7 +975,8 @@ static struct attribute *bench_attrs[] = {
 	&bench_choices[0].attr.attr, &bench_choices[1].attr.attr,
 	&cpus_attr.attr, &run_attr.attr,
 	&cost_attr.attr, &bench_params[0].attr.attr, &bench_params[1].attr.attr,
-	&bench_params[2].attr.attr, &bench_params[3].attr.attr, NULL,
+	&bench_params[2].attr.attr, &bench_params[3].attr.attr,
+	BENCH_FPROBE_FLOOR_ATTR, NULL,
 };
 
 static const struct attribute_group bench_group = {
@@ -928,6 +1011,9 @@ fail:
 static void __exit kstats_bench_exit(void)
 {
 	kobject_put(bench_kobj);
+	mutex_lock(&bench_mutex);
+	bench_fp_remove();
+	mutex_unlock(&bench_mutex);
 	bench_delete_metrics();
 	free_cpumask_var(bench_cpus);
 }
