@@ -88,19 +88,21 @@ struct kstats_trace_mode_ops {
 	unsigned long (*missed)(struct kstats_trace *t);
 };
 
-static const struct kstats_trace_mode_ops kstats_trace_mode_ops[];
-
 /*
  * kstats_trace_mutex serializes the commands, the module notifier and the
- * readers of _control and error_log, and protects kstats_trace_list,
- * kstats_trace_cmdline and kstats_trace_errors; probe handlers never take
- * it.
+ * readers of _control, and protects kstats_trace_list; probe handlers
+ * never take it.
  */
 static DEFINE_MUTEX(kstats_trace_mutex);
 static LIST_HEAD(kstats_trace_list);
 static struct dentry *kstats_trace_control, *kstats_trace_error_log;
 
-/* The command being carried out, for error_log; NULL outside commands. */
+/*
+ * kstats_trace_err_lock protects error_log's entries and the command being
+ * carried out (NULL outside commands): the parser reports errors without
+ * kstats_trace_mutex when the KUnit suite calls it.
+ */
+static DEFINE_MUTEX(kstats_trace_err_lock);
 static const char *kstats_trace_cmdline;
 
 /* A refused command, as error_log shows it. */
@@ -115,12 +117,9 @@ static struct kstats_trace_error kstats_trace_errors[KSTATS_TRACE_ERRORS];
 static unsigned int kstats_trace_next_error;
 
 /*
- * kstats_trace_err() - report why a command fails
- * @word: the word of the command at fault, or NULL
- * @fmt: the reason, without a trailing newline
- *
- * The reason goes to the kernel log and, with the command and a caret under
- * @word, to error_log, as tracefs does for its commands.
+ * Reports why a command fails, @fmt without a trailing newline: to the
+ * kernel log and, with the command and a caret under @word (the first
+ * place it appears, as tracefs places its caret), to error_log.
  */
 static __printf(2, 3) void kstats_trace_err(const char *word, const char *fmt, ...)
 {
@@ -135,11 +134,11 @@ static __printf(2, 3) void kstats_trace_err(const char *word, const char *fmt, .
 	if (!msg)
 		return;
 	pr_warn("%s\n", msg);
+	guard(mutex)(&kstats_trace_err_lock);
 	if (!kstats_trace_cmdline) {
 		kfree(msg);
 		return;
 	}
-	lockdep_assert_held(&kstats_trace_mutex);
 	e = &kstats_trace_errors[kstats_trace_next_error];
 	kfree(e->cmd);
 	kfree(e->msg);
@@ -293,9 +292,10 @@ static void kstats_trace_tp_end(void *data)
 
 /*
  * The address of a point, found the way a kprobe finds it, and only if
- * kprobes would probe it: the probe is registered disabled, so that no
- * code is patched, and removed at once. For sym+0 it is the function's
- * ftrace location (past its endbr64 with IBT), which fprobe wants too.
+ * kprobes would probe it (a function on kprobes' blacklist is refused even
+ * where fprobe would take it): the probe is registered disabled, so that
+ * no code is patched, and removed at once. For sym+0 it is the function's
+ * start or, past an endbr64, its fentry call: ftrace takes either.
  */
 static int kstats_trace_addr(struct kstats_trace *t, struct kstats_trace_point *p)
 {
@@ -367,11 +367,9 @@ static int kstats_trace_fp_attach(struct kstats_trace *t)
 	t->fp.exit_handler = kstats_trace_fp_exit;
 	t->fp.entry_data_size = sizeof(u64);
 	ret = register_fprobe_ips(&t->fp, &t->start.addr, 1);
-	if (ret) {
+	if (ret)
 		kstats_trace_err(t->start.sym, "%s: cannot put an fprobe on %s: %d",
 				 t->name, t->start.sym, ret);
-		t->start.addr = 0;
-	}
 	return ret;
 }
 
@@ -580,7 +578,7 @@ static int kstats_trace_parse_point(char *word, struct kstats_trace_point *p)
  * Only the syntax is checked here: whether symbols exist and names are free
  * is known when the command is carried out.
  *
- * Context: any context.
+ * Context: process context; may sleep.
  * Return: 0, -EINVAL for a malformed command, -ERANGE for bits out of
  * range, -EPERM for a kstats function; a warning says what was wrong.
  */
@@ -809,10 +807,9 @@ VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 		ret = -ENOMEM;
 		goto out;
 	}
-	strim(text);
-
 	mutex_lock(&kstats_trace_mutex);
-	kstats_trace_cmdline = text;
+	scoped_guard(mutex, &kstats_trace_err_lock)
+		kstats_trace_cmdline = strim(text);
 	if (strlen(line) != len) {
 		kstats_trace_err(NULL, "NUL character in command");
 		ret = -EINVAL;
@@ -823,7 +820,8 @@ VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 		ret = kstats_trace_remove(cmd.name);
 	else if (!ret)
 		ret = kstats_trace_add(&cmd);
-	kstats_trace_cmdline = NULL;
+	scoped_guard(mutex, &kstats_trace_err_lock)
+		kstats_trace_cmdline = NULL;
 	mutex_unlock(&kstats_trace_mutex);
 out:
 	kfree(line);
@@ -861,8 +859,10 @@ static int kstats_trace_module_notify(struct notifier_block *nb,
 	return NOTIFY_DONE;
 }
 
+/* First among the notifiers of a module going, before it is half gone. */
 static struct notifier_block kstats_trace_module_nb = {
 	.notifier_call = kstats_trace_module_notify,
+	.priority = INT_MAX,
 };
 
 static ssize_t kstats_trace_write(struct file *file, const char __user *ubuf,
@@ -968,7 +968,7 @@ static int kstats_trace_error_log_show(struct seq_file *m, void *v)
 	u64 sec;
 	u32 nsec;
 
-	mutex_lock(&kstats_trace_mutex);
+	mutex_lock(&kstats_trace_err_lock);
 	for (i = 0; i < KSTATS_TRACE_ERRORS; i++) {
 		e = &kstats_trace_errors[(kstats_trace_next_error + i) % KSTATS_TRACE_ERRORS];
 		if (!e->ts)
@@ -979,7 +979,7 @@ static int kstats_trace_error_log_show(struct seq_file *m, void *v)
 		seq_printf(m, "  Command: %s\n", e->cmd ?: "");
 		seq_printf(m, "%*s^\n", (int)(strlen("  Command: ") + e->pos), "");
 	}
-	mutex_unlock(&kstats_trace_mutex);
+	mutex_unlock(&kstats_trace_err_lock);
 	return 0;
 }
 
@@ -987,9 +987,9 @@ static int kstats_trace_error_log_show(struct seq_file *m, void *v)
 static int kstats_trace_open_error_log(struct inode *inode, struct file *file)
 {
 	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
-		mutex_lock(&kstats_trace_mutex);
+		mutex_lock(&kstats_trace_err_lock);
 		kstats_trace_clear_errors();
-		mutex_unlock(&kstats_trace_mutex);
+		mutex_unlock(&kstats_trace_err_lock);
 	}
 	return single_open(file, kstats_trace_error_log_show, NULL);
 }
@@ -1049,8 +1049,9 @@ static void __exit kstats_trace_exit(void)
 			kstats_trace_mode_ops[t->mode].detach(t);
 		kstats_trace_free(t);
 	}
-	kstats_trace_clear_errors();
 	mutex_unlock(&kstats_trace_mutex);
+	scoped_guard(mutex, &kstats_trace_err_lock)
+		kstats_trace_clear_errors();
 	/* After the traces: a module going meanwhile found them detached. */
 	unregister_module_notifier(&kstats_trace_module_nb);
 }

@@ -172,8 +172,8 @@ struct kstrace_test_two {
 
 /*
  * Ten arguments, the last four on the stack, and a return value in two
- * registers (%rax and %rdx on x86_64): what a trampoline that calls the
- * function itself must pass through.
+ * registers (%rax and %rdx on x86_64): a traced call must see and return
+ * exactly what an untraced one does, in every form.
  */
 static noinline __noclone struct kstrace_test_two
 kstrace_test_args(long a, long b, long c, long d, long e, long f, long g,
@@ -342,20 +342,28 @@ static void kstats_trace_test_tracepoints(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kunit_tp"), 0);
 }
 
-/* fprobe: passes stack arguments and two-register return values through. */
+/* Every form passes stack arguments and two-register return values through. */
 static void kstats_trace_test_args(struct kunit *test)
 {
 	struct kstrace_test_two want, got;
+	unsigned int mode;
+	char cmd[64];
 	long i;
 
-	for (i = 0; i < 3; i++) {
-		want = kstrace_test_args(i, 1, 2, 3, 4, 5, 6, 7, 8, 9 - i);
-		KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_args"), 0);
-		got = kstrace_test_args(i, 1, 2, 3, 4, 5, 6, 7, 8, 9 - i);
-		KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, "kstrace_test_args"), 1);
-		KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_args"), 0);
-		KUNIT_EXPECT_EQ(test, got.a, want.a);
-		KUNIT_EXPECT_EQ(test, got.b, want.b);
+	for (mode = 0; mode < ARRAY_SIZE(kstats_trace_test_modes); mode++) {
+		snprintf(cmd, sizeof(cmd), "trace %skstrace_test_args",
+			 kstats_trace_test_modes[mode]);
+		for (i = 0; i < 3; i++) {
+			want = kstrace_test_args(i, 1, 2, 3, 4, 5, 6, 7, 8, 9 - i);
+			KUNIT_ASSERT_EQ_MSG(test, kstats_trace_test_exec(cmd), 0, "%s", cmd);
+			got = kstrace_test_args(i, 1, 2, 3, 4, 5, 6, 7, 8, 9 - i);
+			KUNIT_EXPECT_EQ(test,
+					kstats_trace_test_samples(test, "kstrace_test_args"), 1);
+			KUNIT_EXPECT_EQ(test,
+					kstats_trace_test_exec("remove kstrace_test_args"), 0);
+			KUNIT_EXPECT_EQ_MSG(test, got.a, want.a, "%s", cmd);
+			KUNIT_EXPECT_EQ_MSG(test, got.b, want.b, "%s", cmd);
+		}
 	}
 	KUNIT_EXPECT_EQ(test, want.b, 7 * 6 + 8 * 7 + 9 * 8 + 10 * 7);
 }

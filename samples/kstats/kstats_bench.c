@@ -15,8 +15,10 @@
  *   run       read: run the benchmark, print its summary
  *   cost      read: the cost of kstats_record() against its peers
  *   fprobe_floor
- *             a function name: an fprobe with empty handlers on it (""
- *             removes it), the floor of kstats_trace's fprobe: form
+ *             a function of the kernel image: an fprobe with empty
+ *             handlers on it ("" removes it), the floor of kstats_trace's
+ *             fprobe: form; not for a module's function, as nothing
+ *             removes it when that module goes
  *
  * Every timed iteration is recorded in the kstats metric bench_TARGET
  * (bench_clock_SOURCE for the clocks), so the whole distribution is in
