@@ -102,13 +102,19 @@ EOF
 		vm-run SCRIPT="$out/hello.sh" VM_FLAVOR=debug
 fi
 if want vm-shell; then
-	# The shell's input, typed again until the guest powers off: what
-	# is typed before the shell starts may be lost.
+	# The shell's input, typed once the guest says its shell starts
+	# (what is typed before may be lost, or cut), and again every 10 s.
 	mkfifo "$out/vm-shell.in"
-	(for _ in $(seq 120); do
+	(exec > "$out/vm-shell.in"
+	 for _ in $(seq 600); do
+		grep -q 'exit the shell to power off' "$out/vm-shell.log" 2>/dev/null && break
+		sleep 1
+	 done
+	 for _ in $(seq 60); do
+		sleep 2
 		echo 'echo "first-command: shell $((6 * 7))"; exit'
-		sleep 5
-	done > "$out/vm-shell.in") 2>/dev/null &
+		sleep 8
+	 done) 2>/dev/null &
 	writer=$!
 	first vm-shell '^first-command: shell 42' vm-shell VM_FLAVOR=debug VM_TIMEOUT=600
 	kill "$writer" 2>/dev/null

@@ -3,12 +3,12 @@
 # usage: harness/vm.sh run SCRIPT [FILE...]   run SCRIPT as root in the VM
 #        harness/vm.sh shell                  interactive shell in the VM
 #
-# Boots the x86_64 test kernel under qemu (-smp 4) with a busybox initramfs
-# holding the kernel's modules. "run" copies SCRIPT and the FILEs into the
-# guest's /root, runs SCRIPT with sh, prints its output and exits with its
-# exit status. Every boot has a timeout (VM_TIMEOUT seconds); a guest that
-# hangs, panics or prints a kernel splat is a failure, shown with its
-# console log.
+# Boots the x86_64 test kernel under qemu (VM_CPUS CPUs, default 4) with a
+# busybox initramfs holding the kernel's modules. "run" copies SCRIPT and
+# the FILEs into the guest's /root, runs SCRIPT with sh, prints its output
+# and exits with its exit status. Every boot has a timeout (VM_TIMEOUT
+# seconds); a guest that hangs, panics or prints a kernel splat is a
+# failure, shown with its console log.
 #
 # VM_KERNEL and VM_MODULES (a directory holding lib/modules/RELEASE) boot
 # another kernel, such as a distribution's, instead of the test kernel;
@@ -66,7 +66,7 @@ fi
 vm_boot() {
 	local initrd=$1 accel=$2
 	shift 2
-	qemu-system-x86_64 -accel "$accel" -cpu "${VM_CPU:-max}" -smp 4 -m 1024 \
+	qemu-system-x86_64 -accel "$accel" -cpu "${VM_CPU:-max}" -smp "${VM_CPUS:-4}" -m 1024 \
 		-kernel "$kimage" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 quiet ${VM_APPEND:-}" -no-reboot "$@"
 }
@@ -103,7 +103,7 @@ choose_accel() {
 accel=$(choose_accel)
 
 if [ "$mode" = shell ]; then
-	step "booting the VM (${accel%%,*}, 4 CPUs); exit the shell to power off"
+	step "booting the VM (${accel%%,*}, ${VM_CPUS:-4} CPUs); exit the shell to power off"
 	timeout -k 5 "${VM_TIMEOUT:-14400}" bash -c "$(declare -f vm_boot); \
 		kimage=$kimage; vm_boot $base $accel -nographic"
 	exit 0
@@ -124,7 +124,7 @@ basename "$script" > "$run/stage/etc/kstats-run"
 	cat "$base" - > "$run/initrd"
 
 timeout=${VM_TIMEOUT:-600}
-step "booting the VM (${accel%%,*}, 4 CPUs, timeout ${timeout}s) to run $(basename "$script")"
+step "booting the VM (${accel%%,*}, ${VM_CPUS:-4} CPUs, timeout ${timeout}s) to run $(basename "$script")"
 log=$run/console.log
 set +e
 timeout -k 5 "$timeout" bash -c "$(declare -f vm_boot); kimage=$kimage; \

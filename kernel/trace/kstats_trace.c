@@ -82,8 +82,8 @@ struct kstats_trace_mode_ops {
 	const char *name;
 	const char *prefix;		/* of the function, in commands */
 	int (*attach)(struct kstats_trace *t);
-	/* Returns once no handler of @t runs or will run. */
-	void (*detach)(struct kstats_trace *t);
+	/* Returns 0 once no handler of @t runs or will run. */
+	int (*detach)(struct kstats_trace *t);
 	/* Hits the mechanism itself lost. */
 	unsigned long (*missed)(struct kstats_trace *t);
 };
@@ -336,9 +336,10 @@ static int kstats_trace_krp_attach(struct kstats_trace *t)
 	return 0;
 }
 
-static void kstats_trace_krp_detach(struct kstats_trace *t)
+static int kstats_trace_krp_detach(struct kstats_trace *t)
 {
 	unregister_kretprobe(&t->krp);
+	return 0;
 }
 
 static unsigned long kstats_trace_krp_missed(struct kstats_trace *t)
@@ -373,9 +374,10 @@ static int kstats_trace_fp_attach(struct kstats_trace *t)
 	return ret;
 }
 
-static void kstats_trace_fp_detach(struct kstats_trace *t)
+/* Fails only once ftrace has shut itself down: the fprobe stays listed. */
+static int kstats_trace_fp_detach(struct kstats_trace *t)
 {
-	unregister_fprobe(&t->fp);
+	return unregister_fprobe(&t->fp);
 }
 
 static unsigned long kstats_trace_fp_missed(struct kstats_trace *t)
@@ -465,11 +467,12 @@ static int kstats_trace_pair_attach(struct kstats_trace *t)
 	return ret;
 }
 
-static void kstats_trace_pair_detach(struct kstats_trace *t)
+static int kstats_trace_pair_detach(struct kstats_trace *t)
 {
 	kstats_trace_point_detach(t, &t->start, true);
 	kstats_trace_point_detach(t, &t->end, false);
 	tracepoint_synchronize_unregister();
+	return 0;
 }
 
 static unsigned long kstats_trace_pair_missed(struct kstats_trace *t)
@@ -683,6 +686,22 @@ static struct kstats_trace *kstats_trace_find(const char *name)
 	return NULL;
 }
 
+/*
+ * Detaches @t unless its module's going did. Returns false if the
+ * mechanism refused: a handler may still run, so @t is not to be freed
+ * (it is leaked, with a warning).
+ */
+static bool kstats_trace_detach(struct kstats_trace *t)
+{
+	int ret;
+
+	if (t->gone[0])
+		return true;
+	ret = kstats_trace_mode_ops[t->mode].detach(t);
+	WARN_ONCE(ret, "kstats_trace: %s cannot be detached (%d): leaked\n", t->name, ret);
+	return !ret;
+}
+
 static void kstats_trace_free(struct kstats_trace *t)
 {
 	kstats_delete(t->gap);
@@ -769,9 +788,8 @@ static int kstats_trace_remove(const char *name)
 		return -ENOENT;
 	}
 	list_del(&t->node);
-	if (!t->gone[0])
-		kstats_trace_mode_ops[t->mode].detach(t);
-	kstats_trace_free(t);
+	if (kstats_trace_detach(t))
+		kstats_trace_free(t);
 	return 0;
 }
 
@@ -833,27 +851,35 @@ EXPORT_SYMBOL_IF_KUNIT(kstats_trace_exec);
 /*
  * A module going: the traces of its code are detached before ftrace
  * forgets its functions and its text is freed, as kprobes kill their
- * probes there. A trace left attached would keep the address in its
- * ftrace filter, and the next module loaded there would be traced, or
- * would trip ftrace. The metrics stay until the trace is removed.
+ * probes there; so are the traces of its init code once it is live, when
+ * that code is freed. A trace left attached would keep the address in its
+ * ftrace filter, and code loaded there later would be traced, or would
+ * make ftrace warn. The metrics stay until the trace is removed.
  */
 static int kstats_trace_module_notify(struct notifier_block *nb,
 				      unsigned long state, void *data)
 {
+	bool (*within)(unsigned long addr, const struct module *mod);
 	struct module *mod = data;
 	struct kstats_trace *t;
 
-	if (state != MODULE_STATE_GOING)
+	if (state == MODULE_STATE_GOING)
+		within = within_module;
+	else if (state == MODULE_STATE_LIVE)
+		within = within_module_init;
+	else
 		return NOTIFY_DONE;
 	mutex_lock(&kstats_trace_mutex);
 	list_for_each_entry(t, &kstats_trace_list, node) {
-		if (t->gone[0] || !(within_module(t->start.addr, mod) ||
-				    within_module(t->end.addr, mod)))
+		if (t->gone[0] || !(within(t->start.addr, mod) ||
+				    within(t->end.addr, mod)))
 			continue;
-		kstats_trace_mode_ops[t->mode].detach(t);
+		if (!kstats_trace_detach(t))
+			continue;
 		strscpy(t->gone, mod->name, sizeof(t->gone));
-		pr_info("%s: detached: module %s unloaded; the metrics stay until 'remove %s'\n",
-			t->name, mod->name, t->name);
+		pr_info("%s: detached: %s of module %s freed; the metrics stay until 'remove %s'\n",
+			t->name, state == MODULE_STATE_LIVE ? "init code" : "code",
+			mod->name, t->name);
 	}
 	mutex_unlock(&kstats_trace_mutex);
 	return NOTIFY_DONE;
@@ -1045,9 +1071,8 @@ static void __exit kstats_trace_exit(void)
 	mutex_lock(&kstats_trace_mutex);
 	list_for_each_entry_safe(t, tmp, &kstats_trace_list, node) {
 		list_del(&t->node);
-		if (!t->gone[0])
-			kstats_trace_mode_ops[t->mode].detach(t);
-		kstats_trace_free(t);
+		if (kstats_trace_detach(t))
+			kstats_trace_free(t);
 	}
 	mutex_unlock(&kstats_trace_mutex);
 	scoped_guard(mutex, &kstats_trace_err_lock)

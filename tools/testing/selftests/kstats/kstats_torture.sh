@@ -75,11 +75,18 @@ fi
 
 # -- fault injection ----------------------------------------------------------
 ktap_print_msg "$(date +%T) fault injection"
-# The kprobe pair is put 5 bytes in, past the call to __fentry__, on
-# breakpoints: the kernel WARNs when it cannot disarm a kprobe on ftrace
-# for want of memory, which the undoing of a half-made pair would need.
+# The kprobe pair is put past the call to __fentry__, on breakpoints: the
+# kernel WARNs when it cannot disarm a kprobe on ftrace for want of
+# memory, which the undoing of a half-made pair would need. The call is
+# the first instruction, or the second after an endbr64 (IBT): 5 or 9
+# bytes in, whichever kprobes take as an instruction boundary.
+for FI_OFF in 5 9; do
+	ctl "trace fiprobe start __x64_sys_getpid+$FI_OFF end $F+$FI_OFF" &&
+		ctl "remove fiprobe" && break
+done
+ktap_print_msg "kprobe pair past __fentry__: +$FI_OFF"
 FI_CMDS="trace $F|trace pcpu:$F|trace fprobe:$F"
-FI_CMDS="$FI_CMDS|trace fiN start __x64_sys_getpid+5 end $F+5"
+FI_CMDS="$FI_CMDS|trace fiN start __x64_sys_getpid+$FI_OFF end $F+$FI_OFF"
 FI_CMDS="$FI_CMDS|trace fiN start tp:softirq_entry end tp:softirq_exit"
 inject() {
 	for a in failslab fail_page_alloc; do
