@@ -107,12 +107,14 @@ if want vm-shell; then
 	mkfifo "$out/vm-shell.in"
 	(exec > "$out/vm-shell.in"
 	 for _ in $(seq 600); do
-		grep -q 'exit the shell to power off' "$out/vm-shell.log" 2>/dev/null && break
+		grep -q '^kstats-vm: exit the shell to power off' "$out/vm-shell.log" 2>/dev/null &&
+			break
 		sleep 1
 	 done
 	 for _ in $(seq 60); do
 		sleep 2
-		echo 'echo "first-command: shell $((6 * 7))"; exit'
+		# A line cut short fails before exit, and is typed again.
+		echo 'echo "first-command: shell $((6 * 7))" && exit'
 		sleep 8
 	 done) 2>/dev/null &
 	writer=$!

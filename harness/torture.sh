@@ -8,7 +8,8 @@
 # for SECONDS: hotplug, fault injection, fuzzing, then everything at once.
 # Any kernel report fails the run. KSTATS_SEED fixes the fuzzer's seed,
 # KSTATS_FUZZ_COUNT its number of writes (3000), KSTATS_FI_ROUNDS the
-# rounds of fault injection (10).
+# rounds of fault injection (10), KSTATS_REMOVE_ROUNDS the rounds of every
+# form added and removed under load (30).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -27,7 +28,8 @@ done
 {
 	echo "TORTURE_SECONDS=$secs KSTATS_SEED=${KSTATS_SEED:-$(date +%s)}" \
 		"KSTATS_FUZZ_COUNT=${KSTATS_FUZZ_COUNT:-3000}" \
-		"KSTATS_FI_ROUNDS=${KSTATS_FI_ROUNDS:-10}"
+		"KSTATS_FI_ROUNDS=${KSTATS_FI_ROUNDS:-10}" \
+		"KSTATS_REMOVE_ROUNDS=${KSTATS_REMOVE_ROUNDS:-30}"
 	cat "$HARNESS/guest-torture.sh"
 } > "$out/torture.sh"
 # Boot, KASAN and kmemleak are slow under TCG: generous time outside SECONDS.

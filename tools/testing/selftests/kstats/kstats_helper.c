@@ -8,7 +8,9 @@
  *                               loses the calls that migrate); prints the
  *                               ns per call
  *   kstats_helper pair N        N getpid() + getppid() pairs
- *   kstats_helper spin SECONDS  getppid() in a loop for SECONDS
+ *   kstats_helper spin SECONDS  getppid() in a loop for SECONDS, at nice 19:
+ *                               every CPU calls the function, and the
+ *                               commands under test still get to run
  *   kstats_helper write FILE STRING
  *                               one write() of STRING (with \n, \t, \0 and
  *                               \\ escapes) to FILE; prints OK or the errno
@@ -32,6 +34,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -181,6 +184,11 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(argv[1], "spin")) {
 		double end = now_ns() + n * 1e9;
+
+		if (setpriority(PRIO_PROCESS, 0, 19)) {
+			perror("setpriority");
+			return 1;
+		}
 
 		while (now_ns() < end)
 			for (i = 0; i < 1000; i++)

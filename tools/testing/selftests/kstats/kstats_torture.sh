@@ -10,6 +10,8 @@
 #  - fault injection (failslab, fail_page_alloc) on the task that adds
 #    traces and creates metrics: each failure is a clean error and leaves
 #    nothing behind, and the same commands work once injection stops;
+#  - every form of trace added and removed, KSTATS_REMOVE_ROUNDS (30)
+#    rounds, while every CPU calls the traced function;
 #  - kstats_fuzz: random and mutated commands to every file;
 #  - SECONDS of everything at once on all CPUs: trace/remove in every mode,
 #    of the same and of different names, readers of every file,
@@ -18,8 +20,9 @@
 # then no kernel report in dmesg, no leak reported by kmemleak, and every
 # file reads back in format. Prints how many operations of each kind ran.
 # Needs kstats_helper and kstats_fuzz next to it. KSTATS_FI_ROUNDS (10)
-# rounds of fault injection, KSTATS_FUZZ_COUNT (3000) fuzzer writes,
-# KSTATS_SEED the fuzzer's seed.
+# rounds of fault injection, KSTATS_REMOVE_ROUNDS (30) rounds of removal
+# under load, KSTATS_FUZZ_COUNT (3000) fuzzer writes, KSTATS_SEED the
+# fuzzer's seed.
 
 DIR=$(dirname "$0")
 . "$DIR/kstats_lib.sh"
@@ -41,7 +44,7 @@ if [ ! -x "$H" ] || [ ! -x "$FZ" ]; then
 fi
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
-ktap_set_plan 7
+ktap_set_plan 8
 [ -e "$DEBUGFS/kmemleak" ] && echo clear > "$DEBUGFS/kmemleak"
 
 # The total count of a metric, and the count of one CPU.
@@ -195,6 +198,49 @@ if [ -e "$DEBUGFS/failslab/probability" ] && [ -e "$DEBUGFS/fail_page_alloc/prob
 else
 	ktap_test_skip "fault injection: no failslab/fail_page_alloc in debugfs"
 fi
+
+# -- remove under load ---------------------------------------------------------
+# Every form added and removed, round after round, while every CPU calls
+# the function: getppid() in a loop, which also hits the sys_enter
+# tracepoint. A handler left running after a removal would touch freed
+# memory (KASAN), and panic_on_warn turns any warning into a failure.
+ktap_print_msg "$(date +%T) remove under load"
+RL_FORMS="trace $F|trace pcpu:$F|trace fprobe:$F"
+RL_FORMS="$RL_FORMS|trace rl start __x64_sys_getpid end $F"
+RL_FORMS="$RL_FORMS|trace rl start tp:softirq_entry end tp:softirq_exit"
+RL_FORMS="$RL_FORMS|trace rl start tp:sys_enter end $F"
+remove_under_load() {
+	pids=""
+	for cpu in $(seq 0 "$last"); do
+		taskset "$(printf %x $((1 << cpu)))" "$H" spin 3600 &
+		pids="$pids $!"
+	done
+	t0=$(date +%s)
+	i=0 n=0 bad=0
+	while [ $i -lt "${KSTATS_REMOVE_ROUNDS:-30}" ]; do
+		i=$((i + 1))
+		echo "$RL_FORMS" | tr '|' '\n' > "$T/rl"
+		while read -r cmd; do
+			name=rl
+			case $cmd in *start*) ;; *) name=$F ;; esac
+			r=$("$H" write "$CTL" "$cmd")
+			r2=$("$H" write "$CTL" "remove $name")
+			if [ "$r" = OK ] && [ "$r2" = OK ]; then
+				n=$((n + 1))
+			else
+				echo "# $cmd: $r, remove: $r2"
+				bad=$((bad + 1))
+			fi
+		done < "$T/rl"
+	done
+	kill $pids
+	wait $pids 2>/dev/null
+	echo "# remove under load: $n of $((i * 6)) traces added and removed" \
+		"in $(($(date +%s) - t0)) s, $i rounds, $(nproc) CPUs calling"
+	[ $bad -eq 0 ] && [ $n -eq $((i * 6)) ]
+}
+ktap_test_result "every form added and removed under load, ${KSTATS_REMOVE_ROUNDS:-30} rounds" \
+	remove_under_load
 
 # -- fuzzing ------------------------------------------------------------------
 ktap_print_msg "$(date +%T) fuzzing"
