@@ -55,6 +55,7 @@
 #include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/sync_core.h>
 #include <linux/sysfs.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
@@ -63,7 +64,6 @@
 #endif
 #ifdef CONFIG_X86
 #include <asm/msr.h>
-#include <asm/sync_core.h>
 #endif
 
 #define BENCH_MAX_LOOPS		1000000UL
