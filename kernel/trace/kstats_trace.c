@@ -578,6 +578,7 @@ static int kstats_trace_parse_point(char *word, struct kstats_trace_point *p)
  * The commands are ``trace [pcpu:|fprobe:]FUNC [bits N]``,
  * ``trace NAME start POINT end POINT [bits N]`` where a POINT is
  * ``SYM[+OFF]``, ``__tracepoint_NAME`` or ``tp:NAME``, and ``remove NAME``.
+ * A ``#`` starts a comment; a line that is only a comment does nothing.
  * Only the syntax is checked here: whether symbols exist and names are free
  * is known when the command is carried out.
  *
@@ -587,11 +588,12 @@ static int kstats_trace_parse_point(char *word, struct kstats_trace_point *p)
  */
 VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd)
 {
-	char *argv[KSTATS_TRACE_MAX_WORDS], *word, *func;
+	char *argv[KSTATS_TRACE_MAX_WORDS], *word, *func, *comment;
 	size_t len = strlen(line), n = 0;
 	int argc = 0, ret;
 	unsigned int mode;
 
+	memset(cmd, 0, sizeof(*cmd));
 	if (len && line[len - 1] == '\n')
 		line[--len] = '\0';
 	for (word = line; *word; word++) {
@@ -600,6 +602,10 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 			return -EINVAL;
 		}
 	}
+	/* A '#' starts a comment, to the end of the line, as in tracefs. */
+	comment = strchr(line, '#');
+	if (comment)
+		*comment = '\0';
 	while ((word = strsep(&line, " \t"))) {
 		if (!*word)
 			continue;
@@ -609,12 +615,15 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 		}
 		argv[argc++] = word;
 	}
+	if (!argc && comment) {
+		cmd->verb = KSTATS_TRACE_NONE;
+		return 0;
+	}
 	if (!argc) {
 		kstats_trace_err(NULL, "empty command");
 		return -EINVAL;
 	}
 
-	memset(cmd, 0, sizeof(*cmd));
 	if (!strcmp(argv[0], "remove")) {
 		if (argc != 2) {
 			kstats_trace_err(NULL, "usage: remove NAME");
@@ -836,7 +845,7 @@ VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 	}
 	if (!ret && cmd.verb == KSTATS_TRACE_REMOVE)
 		ret = kstats_trace_remove(cmd.name);
-	else if (!ret)
+	else if (!ret && cmd.verb == KSTATS_TRACE_ADD)
 		ret = kstats_trace_add(&cmd);
 	scoped_guard(mutex, &kstats_trace_err_lock)
 		kstats_trace_cmdline = NULL;

@@ -16,6 +16,7 @@
 enum kstats_trace_verb {
 	KSTATS_TRACE_ADD,
 	KSTATS_TRACE_REMOVE,
+	KSTATS_TRACE_NONE,		/* a comment */
 };
 
 enum kstats_trace_mode {

@@ -66,6 +66,13 @@ static const struct kstats_trace_test_parse kstats_trace_test_lines[] = {
 	     0, false, 0),
 	GOOD("remove GAP-foo\n", KSTATS_TRACE_REMOVE, 0, "GAP-foo", NULL, 0, false,
 	     NULL, 0, false, 0),
+	FUNC("trace foo # a comment\n", KRETPROBE, "foo", 3),
+	FUNC("trace foo bits 2#\n", KRETPROBE, "foo", 2),
+	GOOD("# trace [pcpu:|fprobe:]FUNC [bits N]\n", KSTATS_TRACE_NONE, 0, NULL,
+	     NULL, 0, false, NULL, 0, false, 0),
+	GOOD("  #", KSTATS_TRACE_NONE, 0, NULL, NULL, 0, false, NULL, 0, false, 0),
+	BAD("# a comment\ntrace foo", -EINVAL),
+	BAD("trace # foo", -EINVAL),
 	BAD("", -EINVAL),
 	BAD("\n", -EINVAL),
 	BAD("   ", -EINVAL),
@@ -140,6 +147,8 @@ static void kstats_trace_test_parse(struct kunit *test)
 	if (t->ret)
 		return;
 	KUNIT_EXPECT_EQ(test, cmd.verb, t->verb);
+	if (t->verb == KSTATS_TRACE_NONE)
+		return;
 	KUNIT_EXPECT_STREQ(test, cmd.name, t->name);
 	if (t->verb == KSTATS_TRACE_REMOVE)
 		return;

@@ -59,7 +59,7 @@ static const char *const words[] = {
 	"tp:kstats_fuzz_no_such_tp", "fz0", "fz1", "fz2", "fz3", "GAP-fz0",
 	"_control", "0", "3", "8", "9", "-1", "4294967296",
 	"18446744073709551616", "0x10", "+4", "a/b", "..", ".", "$", "*", "?",
-	"[", "\\", "%", "\xc3\xa9", "\x01", "\x7f", "\t", "pcpu:pcpu:x",
+	"[", "\\", "%", "\xc3\xa9", "\x01", "\x7f", "\t", "pcpu:pcpu:x", "#", "# x",
 };
 
 /* The errnos _control and the metric files may give, and their names. */
@@ -279,6 +279,15 @@ static void check_success(const char *buf, size_t len, const char *before,
 
 	memcpy(line, buf, len);
 	line[len] = '\0';
+	/* A '#' starts a comment; a comment alone does nothing. */
+	if (strchr(line, '#')) {
+		*strchr(line, '#') = '\0';
+		if (sscanf(line, "%15s", verb) != 1) {
+			if (strcmp(before, after))
+				die("a comment changed the traces", buf, len);
+			return;
+		}
+	}
 	if (sscanf(line, "%15s %511s", verb, name) != 2)
 		die("a command without a name was accepted", buf, len);
 	if (!strcmp(verb, "remove")) {

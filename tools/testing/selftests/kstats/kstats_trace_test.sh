@@ -20,7 +20,7 @@ N=1000
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q " $FUNC\$" /proc/kallsyms ||
 	{ ktap_skip_all "no $FUNC in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 18
+ktap_set_plan 19
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT
 
@@ -144,6 +144,21 @@ check_list() {
 		[ "$(grep -vc '^#' "$CTL")" -eq "$n0" ]
 }
 ktap_test_result "_control lists the active traces" check_list
+
+# What _control shows with no trace, written back, does nothing: its lines
+# are comments; so is what follows a '#' after a command.
+check_comments() {
+	grep '^#' "$CTL" > "$TMPD/grammar" && [ -s "$TMPD/grammar" ] || return 1
+	before=$(ls "$KS"; cat "$CTL")
+	while read -r line; do
+		[ "$(ctl "$line")" = OK ] || { ktap_print_msg "'$line' refused"; return 1; }
+	done < "$TMPD/grammar"
+	[ "$(ls "$KS"; cat "$CTL")" = "$before" ] || return 1
+	[ "$(ctl "trace $FUNC bits 2 # the getppid() calls")" = OK ] || return 1
+	bits=$(field "$FUNC" bits)
+	[ "$(ctl "remove $FUNC")" = OK ] && [ "$bits" = 2 ]
+}
+ktap_test_result "comment lines, such as the listing's, do nothing" check_comments
 
 # trace/remove in a loop while every CPU calls the function and a reader
 # reads the metric.
