@@ -13,7 +13,7 @@
 # VM_KERNEL and VM_MODULES (a directory holding lib/modules/RELEASE) boot
 # another kernel, such as a distribution's, instead of the test kernel;
 # VM_FLAVOR=debug boots the debug kernel of `make torture`. VM_APPEND adds
-# to the kernel command line.
+# to the kernel command line; VM_MACHINE sets qemu's machine (below).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -62,17 +62,18 @@ if [ ! -e "$base" ]; then
 	rm -rf "$stage"
 fi
 
-# One boot: "$1" is the initramfs, the rest are extra qemu options. A
-# microvm without ACPI: no PCI bus and no AML to interpret, which take
-# most of the boot of a KASAN kernel under TCG; the CPUs come from the MP
-# table. The guest powers off through the isa-debug-exit port. The TSC is
+# One boot: "$1" is the initramfs, the rest are extra qemu options. By
+# default a microvm without ACPI: no PCI bus and no AML to interpret, which
+# take most of the boot of a KASAN kernel under TCG; the CPUs come from the
+# MP table. Distribution kernels boot on a PC (VM_MACHINE=pc, stock.sh).
+# The guest powers off through the isa-debug-exit port. The TSC is
 # the clocksource, as on real machines: qemu derives it from the host's,
 # but the watchdog, with no ACPI PM timer or HPET to check it against,
 # would check it against jiffies, which TCG loses under load.
 vm_boot() {
 	local initrd=$1 accel=$2
 	shift 2
-	qemu-system-x86_64 -M microvm,acpi=off -accel "$accel" -cpu "${VM_CPU:-max}" \
+	qemu-system-x86_64 -M "${VM_MACHINE:-microvm,acpi=off}" -accel "$accel" -cpu "${VM_CPU:-max}" \
 		-smp "${VM_CPUS:-4}" -m 1024 -device isa-debug-exit,iobase=0xf4,iosize=4 \
 		-kernel "$kimage" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 quiet tsc=reliable ${VM_APPEND:-}" -no-reboot "$@"
