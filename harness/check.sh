@@ -80,8 +80,9 @@ step "[1/9] checkpatch --strict, kernel-doc and docutils on the sources"
 cd "$TOP"
 kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.[ch]' 'kernel/*.[ch]' 'samples/*.[ch]' \
 	'tools/testing/selftests/*.sh')
+# Inside the kernel tree, on the overlay of the files (tree.sh made it).
 for f in $kfiles; do
-	out=$(perl "$SRC/scripts/checkpatch.pl" --strict --no-tree --terse \
+	out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --terse \
 		--show-types -f "$f" 2>&1 | grep -E '(ERROR|WARNING|CHECK):')
 	[ -z "$out" ] || echo "$out"
 	result $([ -z "$out" ]; echo $?) "checkpatch --strict $f"
@@ -140,7 +141,7 @@ html=$WORK/build-docs/Documentation/output/dev-tools/kstats.html
 # shellcheck disable=SC2086
 warn=$(doc_warnings $docfiles < "$LOGS/htmldocs.log")
 [ -z "$warn" ] || echo "$warn"
-[ $r -eq 0 ] && [ -z "$warn" ] && grep -q 'kstats_record' "$html" && grep -q 'kstats_create' "$html"
+[ $r -eq 0 ] && [ -z "$warn" ] && grep -q 'kstats_record' "$html" && grep -q 'kstats_new' "$html"
 result $? "make htmldocs: dev-tools/kstats.html with the API, no warning in $docfiles"
 # The filter itself, on a log whose paths all hold the word kstats.
 c=/root/.cache/kstats/6.12/linux

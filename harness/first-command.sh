@@ -96,7 +96,7 @@ fi
 if want vm-run; then
 	# The debug kernel of make check: the same script builds either kernel.
 	cat > "$out/hello.sh" <<'EOF'
-modprobe kstats && echo "first-command: kstats loaded on $(nproc) CPUs"
+modprobe kstats_trace && echo "first-command: kstats loaded on $(nproc) CPUs"
 EOF
 	first vm-run '^first-command: kstats loaded on [0-9]+ CPUs' \
 		vm-run SCRIPT="$out/hello.sh" VM_FLAVOR=debug

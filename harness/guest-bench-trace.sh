@@ -6,8 +6,10 @@
 # (kprobe_hist), kprobe plus kretprobe events (kretprobe_hist) and fprobe
 # entry plus exit events (fprobe_hist), two events per call like the
 # entry/return forms of kstats_trace; and an fprobe with empty handlers
-# (fprobe_empty, from kstats_bench), the floor of the fprobe: form. The
-# rounds interleave the cases,
+# (fprobe_empty, from kstats_bench), the floor of the fprobe: form, and
+# one whose handlers read the clock at entry and return (fprobe_clock), as
+# any timer must: the floor of a timer on an fprobe. The rounds interleave
+# the cases,
 # so that they see the same machine; the median of the rounds is printed,
 # and its ratio to the untraced call.
 set -eu
@@ -17,7 +19,7 @@ CTL=/sys/kernel/debug/kstats/_control
 T=/sys/kernel/tracing
 CALLS=${CALLS:-100000}
 ROUNDS=${ROUNDS:-5}
-CASES=${CASES:-"untraced kretprobe pcpu fprobe fprobe_empty kprobe_hist kretprobe_hist fprobe_hist"}
+CASES=${CASES:-"untraced kretprobe pcpu fprobe fprobe_empty fprobe_clock kprobe_hist kretprobe_hist fprobe_hist"}
 
 modprobe kstats_trace
 modprobe kstats_bench
@@ -36,6 +38,7 @@ setup() {
 	pcpu) ctl "trace pcpu:$F" ;;
 	fprobe) ctl "trace fprobe:$F" ;;
 	fprobe_empty) echo "$F" > /sys/kernel/kstats_bench/fprobe_floor ;;
+	fprobe_clock) echo "$F clock" > /sys/kernel/kstats_bench/fprobe_floor ;;
 	kprobe_hist)
 		echo "p:kstats_bench $F" >> "$T/kprobe_events"
 		echo 'hist:keys=common_pid' > "$T/events/kprobes/kstats_bench/trigger"
@@ -61,7 +64,7 @@ teardown() {
 	case $1 in
 	untraced) ;;
 	kretprobe|pcpu|fprobe) ctl "remove $F" ;;
-	fprobe_empty) echo > /sys/kernel/kstats_bench/fprobe_floor ;;
+	fprobe_empty|fprobe_clock) echo > /sys/kernel/kstats_bench/fprobe_floor ;;
 	kprobe_hist)
 		echo 0 > "$T/events/kprobes/kstats_bench/enable"
 		echo '!hist:keys=common_pid' > "$T/events/kprobes/kstats_bench/trigger"

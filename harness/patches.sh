@@ -37,13 +37,13 @@ printed for a slot is always within it.
 /sys/kernel/debug/kstats/NAME shows one line per slot and CPU, in the
 RFC's format, computed from one snapshot of the counters taken at open;
 start, stop and reset are written to the same file."
-"lib/kstats: add KUnit tests|lib/kstats_kunit.c lib/.kunitconfig|patches/02-lib-kstats-kunit.patch|Test the slot mapping at every boundary and for every frac_bits, the
+"lib/kstats: add KUnit tests|lib/kstats_kunit.c include/linux/kstats_kunit.h lib/.kunitconfig|patches/02-lib-kstats-kunit.patch|Test the slot mapping at every boundary and for every frac_bits, the
 tiling of the u64 range by the slots, the RFC's slot numbers, the means,
 and the debugfs files read and written through their file operations on
 a kernel mount of debugfs: format, counts, cumulative fractions, the
 commands, invalid names, duplicates, and a reader that outlives its
 metric."
-"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_kunit.c|patches/03-lib-kstats-trace.patch patches/04-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
+"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_kunit.c|patches/03-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
 /sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
 function from entry to return with a kretprobe, a kretprobe keeping the
 entry time per CPU (pcpu:) or an fprobe (fprobe:), and the code between
@@ -56,7 +56,7 @@ warning and an entry in error_log, and leave nothing behind.
 The KUnit suite tests the parser on a table of good and bad lines, and
 traces of its own functions, so it is built with the function tracer's
 flags like the ftrace selftest."
-"samples: add kstats samples|samples/kstats|patches/05-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
+"samples: add kstats samples|samples/kstats|patches/04-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
 timed on a kernel thread per CPU. kstats_bench is a microbenchmark of
 kernel functions and clocks built on kstats, which handles the usual
 traps (dead code, warm-up, data set, clock overhead, preemption,
@@ -71,7 +71,7 @@ their slot, MAD, a terminal histogram, JSON, CSV and OpenMetrics
 output, the samples of each interval of a live metric, the difference
 of two snapshots, and an A/B comparison with a two-sample test; and a
 gnuplot wrapper. Tests run on fixtures rendered from known samples."
-"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst|patches/06-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
+"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst|patches/05-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
 interface and the _control commands with their errors, the pairing
 rules of probes, the measured costs, the benchmark sample and the API."
 )
@@ -249,11 +249,13 @@ for f in $(cd "$ORIG" && find . -type f); do
 done
 check $bad "patches: the series gives this repository's files"
 
+# As a maintainer runs it: inside the kernel tree, which has the series
+# applied, so that checkpatch also checks the headers and files it names.
 for p in "$out"/0*-*.patch; do
 	[ "$(basename "$p")" = "$(basename "$cover")" ] && continue
-	res=$(perl "$SRC/scripts/checkpatch.pl" --strict --no-tree --terse \
+	res=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --terse \
 		--show-types - < "$p" 2>&1 | grep -E '(ERROR|WARNING):')
 	[ -z "$res" ] || echo "$res"
-	check $([ -z "$res" ]; echo $?) "patches: checkpatch --strict $(basename "$p")"
+	check $([ -z "$res" ]; echo $?) "patches: checkpatch --strict $(basename "$p"), in the tree"
 done
 exit $status

@@ -21,7 +21,7 @@ if [ -f /etc/kstats-run ]; then
 	sh "/root/$script"
 	echo "KSTATS_VM_EXIT=$?"
 else
-	modprobe kstats && modprobe kstats_trace
+	modprobe kstats_trace
 	echo "kstats-vm: kstats and kstats_trace loaded; try: modprobe kstats_sample,"
 	echo "kstats-vm: echo trace __do_softirq > /sys/kernel/debug/kstats/_control"
 	echo "kstats-vm: exit the shell to power off"

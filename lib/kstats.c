@@ -15,8 +15,9 @@
 
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
-#include <linux/kallsyms.h>
+#include <linux/export.h>
 #include <linux/kstats.h>
+#include <linux/limits.h>
 #include <linux/list.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -43,11 +44,9 @@
  * CPU.
  */
 
-/* Longest metric name: the longest kernel symbol plus a "GAP-" prefix. */
-#define KSTATS_NAME_MAX		(KSYM_NAME_LEN + 4)
-
-/* The file of kstats_trace's commands, in the same directory. */
+/* The files of kstats_trace, in the same directory. */
 #define KSTATS_CONTROL_NAME	"_control"
+#define KSTATS_ERROR_LOG_NAME	"error_log"
 
 /* One line of output per (slot, CPU) and one per slot for all CPUs. */
 #define KSTATS_ALL_CPUS		(-1)
@@ -76,14 +75,7 @@ static DEFINE_MUTEX(kstats_mutex);
 static LIST_HEAD(kstats_list);
 static struct dentry *kstats_dir;
 
-static inline struct kstats_slot __percpu *
-kstats_slot_ptr(struct kstats *ks, unsigned int slot)
-{
-	return ks->chunk[slot >> KSTATS_CHUNK_SHIFT] +
-	       (slot & (KSTATS_CHUNK_SLOTS - 1));
-}
-
-/* The mean of @samples values of @slot whose sum kstats_record() kept. */
+/* The mean of @samples (> 0) values of @slot whose sum kstats_record() kept. */
 static u64 kstats_slot_avg(unsigned int slot, unsigned int frac_bits,
 			   u64 samples, u64 sum)
 {
@@ -100,16 +92,22 @@ static u64 kstats_slot_avg(unsigned int slot, unsigned int frac_bits,
 	 * The count and the sum of a sample are two additions, which a reader
 	 * may see one without the other, and which a task migrated between
 	 * them adds on two CPUs: never let that show as a mean out of the
-	 * slot.
+	 * slot. The mean offset is bounded before it is scaled back, so that
+	 * neither the shift nor the addition to lo can wrap, even in the slots
+	 * at the top of the u64 range.
 	 */
 	if (offsets < 0)
 		return lo;
 	offset = div64_u64(offsets, samples);
-	if (cut) {
-		/* Undo the cut, adding back half of what it lost on average. */
+	if (offset > (hi - lo) >> cut)
+		return hi;
+	/*
+	 * Undo the cut, adding back half of what it lost on average: at most
+	 * 2^shift - 2^(cut - 1), within the slot.
+	 */
+	if (cut)
 		offset = (offset << cut) + (1ULL << (cut - 1));
-	}
-	return min(lo + offset, hi);
+	return lo + offset;
 }
 
 static int kstats_snapshot_add(struct kstats_snapshot *snap,
@@ -163,7 +161,7 @@ static int kstats_snapshot_take(struct kstats *ks, struct kstats_snapshot *snap)
 			struct kstats_slot *s;
 			u64 samples, sum;
 
-			s = per_cpu_ptr(kstats_slot_ptr(ks, slot), cpu);
+			s = per_cpu_ptr(__kstats_slot_ptr(ks, slot), cpu);
 			samples = READ_ONCE(s->samples);
 			sum = READ_ONCE(s->sum);
 			if (!samples)
@@ -351,10 +349,11 @@ static int kstats_check_name(const char *name)
 		pr_warn("empty metric name\n");
 		return -EINVAL;
 	}
-	if (strlen(name) > KSTATS_NAME_MAX) {
-		pr_warn("metric name longer than %d characters\n",
-			KSTATS_NAME_MAX);
-		return -EINVAL;
+	/* Checked here, before anything is made, rather than by debugfs. */
+	if (strlen(name) > NAME_MAX) {
+		pr_warn("metric name longer than %d characters: %.32s...\n",
+			NAME_MAX, name);
+		return -ENAMETOOLONG;
 	}
 	/* Names are file names, and words of the _control file. */
 	for (c = name; *c; c++) {
@@ -365,7 +364,7 @@ static int kstats_check_name(const char *name)
 		}
 	}
 	if (!strcmp(name, ".") || !strcmp(name, "..") ||
-	    !strcmp(name, KSTATS_CONTROL_NAME)) {
+	    !strcmp(name, KSTATS_CONTROL_NAME) || !strcmp(name, KSTATS_ERROR_LOG_NAME)) {
 		pr_warn("invalid metric name '%s'\n", name);
 		return -EINVAL;
 	}
@@ -430,12 +429,13 @@ fail:
 /**
  * kstats_debugfs_dir() - the kstats directory of debugfs
  *
- * For the files that act on all metrics, such as the _control file of
- * kstats_trace. The directory is created on first use.
+ * For kstats_trace, whose _control file acts on all metrics and sits
+ * beside them. The directory is created on first use.
  *
  * Context: process context; may sleep.
  * Return: the dentry of /sys/kernel/debug/kstats, or an error pointer when
- * debugfs is not available (to be passed to debugfs functions as it is).
+ * debugfs is disabled (-EPERM with debugfs=off), to be passed to debugfs
+ * functions as it is.
  */
 struct dentry *kstats_debugfs_dir(void)
 {
@@ -458,24 +458,33 @@ struct dentry *kstats_debugfs_dir(void)
 EXPORT_SYMBOL_GPL(kstats_debugfs_dir);
 
 /**
- * kstats_create() - create a metric, saying why it could not be
- * @name: name of the metric and of its file; no '/', blanks or control
- *	characters, not in use by another metric, not "_control"
- * @frac_bits: number of fractional bits, 0 to KSTATS_MAX_FRAC_BITS
+ * kstats_new() - create a metric and its file /sys/kernel/debug/kstats/NAME
+ * @name: name of the metric and of its file: at most NAME_MAX characters,
+ *	no '/', blanks or control characters, not in use by another metric,
+ *	not "_control" or "error_log" (the files of kstats_trace)
+ * @frac_bits: number of fractional bits, 0 to KSTATS_MAX_FRAC_BITS: each
+ *	power of two is split into 2^@frac_bits slots, so that a slot is at
+ *	most 2^-@frac_bits of the values it holds. 3 is a good default.
  *
- * kstats_new() for callers that pass the reason of a failure on, such as
- * the commands of a control file.
+ * For any kernel code that measures itself, and for kstats_trace. The
+ * metric starts recording at once. Its memory is allocated here for every
+ * possible CPU: (65 - @frac_bits) << @frac_bits slots of 16 bytes per CPU,
+ * 7936 bytes at @frac_bits 3.
+ *
+ * On failure, nothing is left behind and a warning says why. The error
+ * pointer returned may be kept: kstats_record(), kstats_count() and
+ * kstats_delete() ignore it, so that code can go on without its metric.
  *
  * Context: process context; may sleep.
  * Return: the new metric; ERR_PTR(-EINVAL) for an invalid name,
- * ERR_PTR(-ERANGE) for @frac_bits out of range, ERR_PTR(-EEXIST) if the
- * name is in use, ERR_PTR(-ENOMEM) if memory ran out, the error of debugfs
- * if the file cannot be created (-ENODEV without debugfs). A warning says
- * which.
+ * ERR_PTR(-ENAMETOOLONG) for a name longer than NAME_MAX, ERR_PTR(-ERANGE)
+ * for @frac_bits out of range, ERR_PTR(-EEXIST) if the name is in use,
+ * ERR_PTR(-ENOMEM) if memory ran out, or the error of debugfs if the file
+ * cannot be created (-EPERM when debugfs is disabled with debugfs=off).
  */
-struct kstats *kstats_create(const char *name, u8 frac_bits)
+struct kstats *kstats_new(const char *name, u8 frac_bits)
 {
-	struct dentry *dir = kstats_debugfs_dir();
+	struct dentry *dir;
 	struct kstats *ks;
 	int ret;
 
@@ -493,6 +502,8 @@ struct kstats *kstats_create(const char *name, u8 frac_bits)
 		return ERR_PTR(-ENOMEM);
 	}
 
+	/* Only now: a refused name creates nothing, not even the directory. */
+	dir = kstats_debugfs_dir();
 	mutex_lock(&kstats_mutex);
 	if (kstats_find(name)) {
 		mutex_unlock(&kstats_mutex);
@@ -517,35 +528,14 @@ struct kstats *kstats_create(const char *name, u8 frac_bits)
 	mutex_unlock(&kstats_mutex);
 	return ks;
 }
-EXPORT_SYMBOL_GPL(kstats_create);
-
-/**
- * kstats_new() - create a metric and its file /sys/kernel/debug/kstats/NAME
- * @name: name of the metric and of its file; no '/', blanks or control
- *	characters, not in use by another metric, not "_control"
- * @frac_bits: number of fractional bits, 0 to KSTATS_MAX_FRAC_BITS: each
- *	power of two is split into 2^@frac_bits slots, so that a slot is at
- *	most 2^-@frac_bits of the values it holds. 3 is a good default.
- *
- * The metric starts recording at once. Its memory is allocated here for
- * every possible CPU: (65 - @frac_bits) << @frac_bits slots of 16 bytes per
- * CPU, 7936 bytes at @frac_bits 3.
- *
- * Context: process context; may sleep.
- * Return: the new metric, or NULL if the name or @frac_bits is not valid,
- * the name is in use, or memory ran out; a warning says which.
- */
-struct kstats *kstats_new(const char *name, u8 frac_bits)
-{
-	struct kstats *ks = kstats_create(name, frac_bits);
-
-	return IS_ERR(ks) ? NULL : ks;
-}
 EXPORT_SYMBOL_GPL(kstats_new);
 
 /**
  * kstats_count() - number of samples in a metric, on all CPUs
- * @ks: the metric; NULL is allowed and counts 0
+ * @ks: the metric; NULL and error pointers count 0
+ *
+ * For the owner of the metric, such as kstats_trace, which lists the
+ * number of samples of each trace.
  *
  * Context: any context; the sum of per-CPU counters read one after the
  * other, not a snapshot.
@@ -557,11 +547,11 @@ u64 kstats_count(struct kstats *ks)
 	u64 n = 0;
 	int cpu;
 
-	if (!ks)
+	if (IS_ERR_OR_NULL(ks))
 		return 0;
 	for_each_possible_cpu(cpu)
 		for (slot = 0; slot < ks->nr_slots; slot++)
-			n += READ_ONCE(per_cpu_ptr(kstats_slot_ptr(ks, slot),
+			n += READ_ONCE(per_cpu_ptr(__kstats_slot_ptr(ks, slot),
 						   cpu)->samples);
 	return n;
 }
@@ -569,8 +559,9 @@ EXPORT_SYMBOL_GPL(kstats_count);
 
 /**
  * kstats_delete() - remove a metric, its file and its memory
- * @ks: the metric, from kstats_new(); NULL is allowed and ignored
+ * @ks: the metric, from kstats_new(); NULL and error pointers are ignored
  *
+ * For the owner of the metric, once.
  * Waits for the opens and writes of the metric's file in progress. A reader
  * that has the file open keeps reading the data it opened, then end of file.
  * The caller must make sure that no kstats_record() on @ks is running or
@@ -580,7 +571,7 @@ EXPORT_SYMBOL_GPL(kstats_count);
  */
 void kstats_delete(struct kstats *ks)
 {
-	if (!ks)
+	if (IS_ERR_OR_NULL(ks))
 		return;
 	mutex_lock(&kstats_mutex);
 	debugfs_remove(ks->file);
@@ -590,6 +581,11 @@ void kstats_delete(struct kstats *ks)
 }
 EXPORT_SYMBOL_GPL(kstats_delete);
 
+#ifdef MODULE
+/*
+ * Built out of tree for a kernel without kstats (Kbuild at the top of the
+ * kstats tree), the core is a module; in the tree it is built in.
+ */
 static void __exit kstats_exit(void)
 {
 	/* Every user held a reference to this module: no metric is left. */
@@ -599,3 +595,4 @@ module_exit(kstats_exit);
 
 MODULE_DESCRIPTION("kstats: per-CPU latency distributions in debugfs");
 MODULE_LICENSE("GPL");
+#endif

@@ -6,11 +6,14 @@
 
 #include <kunit/resource.h>
 #include <kunit/test.h>
+#include <kunit/visibility.h>
 #include <linux/cpu.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kstats.h>
+#include <linux/kstats_kunit.h>
 #include <linux/mount.h>
+#include <linux/prandom.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -37,7 +40,7 @@ static struct kstats *kstats_test_new(struct kunit *test, const char *name,
 {
 	struct kstats *ks = kstats_new(name, bits);
 
-	KUNIT_ASSERT_NOT_NULL_MSG(test, ks, "kstats_new(%s, %u)", name, bits);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, ks, "kstats_new(%s, %u)", name, bits);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kstats_test_delete, ks), 0);
 	return ks;
 }
@@ -74,18 +77,26 @@ static unsigned int kstats_test_rfc_slot(u64 val, unsigned int bits)
 	return (bucket << bits) | ((val >> (bucket - 1)) & ((1U << bits) - 1));
 }
 
+/* Reproducible values spread over the whole u64 range. */
+static u64 kstats_test_rand(struct rnd_state *rs)
+{
+	u64 x = prandom_u32_state(rs);
+
+	x = x << 32 | prandom_u32_state(rs);
+	return x >> (x >> 58);		/* every magnitude */
+}
+
 static void kstats_test_slot_boundaries(struct kunit *test)
 {
 	unsigned int bits = *(const unsigned int *)test->param_value;
-	u64 x = bits + 1;
+	struct rnd_state rs;
 	unsigned int k;
 
 	/* The branch-free kstats_slot() against the RFC's formula. */
+	prandom_seed_state(&rs, bits + 1);
 	for (k = 0; k < 100000; k++) {
-		u64 val;
+		u64 val = kstats_test_rand(&rs);
 
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		val = x >> (x >> 58);	/* every magnitude */
 		KUNIT_ASSERT_EQ_MSG(test, kstats_slot(val, bits),
 				    kstats_test_rfc_slot(val, bits), "val %llu", val);
 	}
@@ -163,56 +174,70 @@ static void kstats_test_rfc_numbering(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kstats_slot(t->val, t->bits), t->slot);
 }
 
-/* debugfs, mounted for the suite so that the tests can open the files. */
+/*
+ * debugfs, mounted while this module is loaded, so that the tests of kstats
+ * and of its users (kstats_trace) open the files as user space does.
+ */
 static struct vfsmount *kstats_test_mnt;
 
-static int kstats_test_suite_init(struct kunit_suite *suite)
+/**
+ * kstats_kunit_open() - open a file of /sys/kernel/debug/kstats
+ * @name: the file, in the kstats directory
+ * @flags: open flags, such as O_RDONLY or O_WRONLY | O_TRUNC
+ *
+ * For the KUnit suites of kstats and of its users.
+ *
+ * Context: process context; may sleep.
+ * Return: the open file, or an error pointer.
+ */
+struct file *kstats_kunit_open(const char *name, int flags)
 {
-	/* debugfs is built in: its file_system_type holds no module ref. */
-	struct file_system_type *type = get_fs_type("debugfs");
+	char *path;
+	struct file *file;
 
-	if (!type)
-		return -ENODEV;
-	kstats_test_mnt = kern_mount(type);
 	if (IS_ERR(kstats_test_mnt))
-		return PTR_ERR(kstats_test_mnt);
-	return 0;
+		return ERR_CAST(kstats_test_mnt);
+	path = kasprintf(GFP_KERNEL, "kstats/%s", name);
+	if (!path)
+		return ERR_PTR(-ENOMEM);
+	file = file_open_root_mnt(kstats_test_mnt, path, flags, 0);
+	kfree(path);
+	return file;
 }
-
-static void kstats_test_suite_exit(struct kunit_suite *suite)
-{
-	kern_unmount(kstats_test_mnt);
-}
-
-static struct file *kstats_test_open(struct kunit *test, const char *name,
-				     int flags)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "kstats/%s", name);
-	return file_open_root_mnt(kstats_test_mnt, path, flags, 0);
-}
+EXPORT_SYMBOL_IF_KUNIT(kstats_kunit_open);
 
 KUNIT_DEFINE_ACTION_WRAPPER(kstats_test_kvfree, kvfree, const void *);
 
-/*
- * The whole content of a metric file, NUL terminated, in a buffer that
- * grows with it: a metric with every slot filled on every possible CPU.
+/**
+ * kstats_kunit_read() - the whole content of a file of the kstats directory
+ * @test: the test, which owns the buffer returned
+ * @name: the file, in the kstats directory
+ *
+ * For the KUnit suites of kstats and of its users. Reads in small pieces,
+ * so that the output crosses many read() calls, into a buffer that grows
+ * with it: a metric with every slot filled on every possible CPU fits.
+ * Fails the test on any error but a missing file.
+ *
+ * Context: process context; may sleep.
+ * Return: the content, NUL terminated, or NULL if there is no such file.
  */
-static char *kstats_test_read(struct kunit *test, const char *name)
+char *kstats_kunit_read(struct kunit *test, const char *name)
 {
 	size_t size = SZ_64K, len = 0;
-	char *buf = kvzalloc(size, GFP_KERNEL), *bigger;
+	char *buf, *bigger;
 	struct file *file;
 	loff_t pos = 0;
 	ssize_t n;
 
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	file = kstats_test_open(test, name, O_RDONLY);
-	if (IS_ERR(file))
-		kvfree(buf);
+	file = kstats_kunit_open(name, O_RDONLY);
+	if (PTR_ERR(file) == -ENOENT)
+		return NULL;
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "open %s: %ld", name,
 			       PTR_ERR(file));
+	buf = kvzalloc(size, GFP_KERNEL);
+	if (!buf)
+		fput(file);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
 	/* Small reads, so that the output crosses many read() calls. */
 	do {
 		if (len == size - 1) {
@@ -233,11 +258,21 @@ static char *kstats_test_read(struct kunit *test, const char *name)
 	buf[len] = '\0';
 	return buf;
 }
+EXPORT_SYMBOL_IF_KUNIT(kstats_kunit_read);
+
+/* The content of a metric file, which must exist. */
+static char *kstats_test_read(struct kunit *test, const char *name)
+{
+	char *text = kstats_kunit_read(test, name);
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, text, "no file %s", name);
+	return text;
+}
 
 static ssize_t kstats_test_write(struct kunit *test, const char *name,
 				 const char *cmd)
 {
-	struct file *file = kstats_test_open(test, name, O_WRONLY);
+	struct file *file = kstats_kunit_open(name, O_WRONLY);
 	loff_t pos = 0;
 	ssize_t ret;
 
@@ -346,13 +381,6 @@ static u64 *kstats_test_check_output(struct kunit *test, const char *text,
 	return slots;
 }
 
-/* Numerical Recipes' LCG, for spread reproducible values. */
-static u64 kstats_test_rand(u32 *seed)
-{
-	*seed = *seed * 1664525 + 1013904223;
-	return *seed;
-}
-
 static void kstats_test_output(struct kunit *test)
 {
 	unsigned int bits = *(const unsigned int *)test->param_value;
@@ -360,18 +388,17 @@ static void kstats_test_output(struct kunit *test)
 	u64 *expect = kunit_kcalloc(test, nr, sizeof(u64), GFP_KERNEL);
 	u64 *got, total, n = 0;
 	struct kstats *ks;
-	u32 seed = 1;
+	struct rnd_state rs;
 
 	KUNIT_ASSERT_NOT_NULL(test, expect);
+	prandom_seed_state(&rs, 1);
 	ks = kstats_test_new(test, "kunit_output", bits);
 	/* Empty metric, empty file. */
 	KUNIT_EXPECT_STREQ(test, kstats_test_read(test, "kunit_output"), "");
 
 	for (i = 0; i < 1000; i++) {
-		/* Spread over the whole u64 range: a random shift. */
-		u64 val = kstats_test_rand(&seed) << 32 | kstats_test_rand(&seed);
+		u64 val = kstats_test_rand(&rs);
 
-		val >>= kstats_test_rand(&seed) % 64;
 		kstats_record(ks, val);
 		expect[kstats_slot(val, bits)]++;
 		n++;
@@ -443,6 +470,35 @@ static void kstats_test_mean(struct kunit *test)
 					      kstats_slot_min(slot, 3)) / 0x8000);
 }
 
+/*
+ * The slots at or above 2^63, with one more sample in the sum than in the
+ * count, at the top of each slot, as a reader sees when a CPU is between
+ * the two additions of kstats_record(): every mean stays in its slot.
+ */
+static void kstats_test_mean_top(struct kunit *test)
+{
+	unsigned int bits = *(const unsigned int *)test->param_value;
+	unsigned int slot, nr = kstats_nr_slots(bits);
+	int cpu = cpumask_first(cpu_possible_mask);
+	struct kstats *ks;
+	u64 total;
+
+	ks = kstats_test_new(test, "kunit_mean_top", bits);
+	for (slot = kstats_slot(BIT_ULL(63), bits); slot < nr; slot++) {
+		struct kstats_slot *s = per_cpu_ptr(__kstats_slot_ptr(ks, slot), cpu);
+		u64 hi = kstats_slot_max(slot, bits);
+		unsigned int shift = __kstats_shift(hi, bits);
+
+		/* What kstats_record(ks, hi) adds to the sum, twice. */
+		s->sum = 2 * (hi >> (shift - KSTATS_SUM_BITS));
+		s->samples = 1;
+	}
+	/* Every mean is checked against its slot's bounds. */
+	kstats_test_check_output(test, kstats_test_read(test, "kunit_mean_top"),
+				 bits, &total);
+	KUNIT_EXPECT_EQ(test, total, nr - kstats_slot(BIT_ULL(63), bits));
+}
+
 static void kstats_test_commands(struct kunit *test)
 {
 	static const char * const bad[] = {
@@ -477,11 +533,16 @@ static void kstats_test_commands(struct kunit *test)
 					   "slot 7   CPUS"));
 }
 
+/* What kstats_new() returns on failure may be used: it does nothing. */
 static void kstats_test_null(struct kunit *test)
 {
 	kstats_record(NULL, 1);
 	kstats_record(NULL, U64_MAX);
+	kstats_record(ERR_PTR(-ENOMEM), 1);
+	KUNIT_EXPECT_EQ(test, kstats_count(NULL), 0);
+	KUNIT_EXPECT_EQ(test, kstats_count(ERR_PTR(-EEXIST)), 0);
 	kstats_delete(NULL);
+	kstats_delete(ERR_PTR(-EINVAL));
 }
 
 static void kstats_test_invalid(struct kunit *test)
@@ -493,18 +554,29 @@ static void kstats_test_invalid(struct kunit *test)
 	unsigned int i;
 	char *name;
 
-	KUNIT_EXPECT_NULL(test, kstats_new(NULL, 3));
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kstats_new(NULL, 3)), -EINVAL);
 	for (i = 0; i < ARRAY_SIZE(names); i++)
-		KUNIT_EXPECT_NULL_MSG(test, kstats_new(names[i], 3), "'%s'", names[i]);
-	KUNIT_EXPECT_NULL(test, kstats_new("kunit_bits", KSTATS_MAX_FRAC_BITS + 1));
-	KUNIT_EXPECT_NULL(test, kstats_new("kunit_bits", 255));
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR(kstats_new(names[i], 3)), -EINVAL,
+				    "'%s'", names[i]);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kstats_new("kunit_bits", KSTATS_MAX_FRAC_BITS + 1)),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kstats_new("kunit_bits", 255)), -ERANGE);
+
+	/* Names as long as debugfs takes, and not a character more. */
 	name = kunit_kzalloc(test, 1024, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, name);
 	memset(name, 'x', 1023);
-	KUNIT_EXPECT_NULL(test, kstats_new(name, 3));
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kstats_new(name, 3)), -ENAMETOOLONG);
+	name[NAME_MAX + 1] = '\0';
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kstats_new(name, 3)), -ENAMETOOLONG);
+	name[NAME_MAX] = '\0';
+	ks = kstats_test_new(test, name, 3);
+	kstats_record(ks, 5);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_test_read(test, name), "slot 5   CPUS"));
+	kstats_test_delete_now(test, ks);
 
 	ks = kstats_test_new(test, "kunit_dup", 3);
-	KUNIT_EXPECT_NULL(test, kstats_new("kunit_dup", 4));
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kstats_new("kunit_dup", 4)), -EEXIST);
 	/* The failed duplicate changed nothing. */
 	kstats_record(ks, 3);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_test_read(test, "kunit_dup"),
@@ -603,14 +675,14 @@ static void kstats_test_delete_while_open(struct kunit *test)
 	loff_t pos = 0;
 
 	kstats_record(ks, 5);
-	file = kstats_test_open(test, "kunit_gone", O_RDONLY);
+	file = kstats_kunit_open("kunit_gone", O_RDONLY);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
 	kstats_test_delete_now(test, ks);
 	KUNIT_EXPECT_GT(test, kernel_read(file, buf, sizeof(buf) - 1, &pos), 0);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "slot 5   CPUS"));
 	KUNIT_EXPECT_EQ(test, kernel_read(file, buf, sizeof(buf) - 1, &pos), 0);
 	fput(file);
-	file = kstats_test_open(test, "kunit_gone", O_RDONLY);
+	file = kstats_kunit_open("kunit_gone", O_RDONLY);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(file));
 }
 
@@ -620,6 +692,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE_PARAM(kstats_test_rfc_numbering, kstats_test_rfc_gen_params),
 	KUNIT_CASE_PARAM(kstats_test_output, kstats_test_bits_gen_params),
 	KUNIT_CASE(kstats_test_mean),
+	KUNIT_CASE_PARAM(kstats_test_mean_top, kstats_test_bits_gen_params),
 	KUNIT_CASE(kstats_test_commands),
 	KUNIT_CASE(kstats_test_null),
 	KUNIT_CASE(kstats_test_invalid),
@@ -630,12 +703,26 @@ static struct kunit_case kstats_test_cases[] = {
 
 static struct kunit_suite kstats_test_suite = {
 	.name = "kstats",
-	.suite_init = kstats_test_suite_init,
-	.suite_exit = kstats_test_suite_exit,
 	.test_cases = kstats_test_cases,
 };
 
 kunit_test_suite(kstats_test_suite);
+
+static int __init kstats_test_init(void)
+{
+	/* debugfs is built in: its file_system_type holds no module ref. */
+	struct file_system_type *type = get_fs_type("debugfs");
+
+	kstats_test_mnt = type ? kern_mount(type) : ERR_PTR(-ENODEV);
+	return 0;
+}
+module_init(kstats_test_init);
+
+static void __exit kstats_test_exit(void)
+{
+	kern_unmount(kstats_test_mnt);
+}
+module_exit(kstats_test_exit);
 
 MODULE_DESCRIPTION("KUnit tests for kstats");
 MODULE_LICENSE("GPL");

@@ -28,6 +28,13 @@ static __always_inline unsigned int __kstats_shift(u64 val,
 	return fls64((val >> frac_bits) | 1) - 1;
 }
 
+/* The slot of @val, given its __kstats_shift() @shift. */
+static __always_inline unsigned int __kstats_slot(u64 val, unsigned int frac_bits,
+						  unsigned int shift)
+{
+	return (shift << frac_bits) + (unsigned int)(val >> shift);
+}
+
 /**
  * kstats_slot() - map a value to its histogram slot
  * @val: the value
@@ -35,8 +42,9 @@ static __always_inline unsigned int __kstats_shift(u64 val,
  *
  * The most significant set bit of @val selects a bucket (a power of two) and
  * the @frac_bits bits below it select the slot within the bucket. Values
- * below 2^@frac_bits have a slot of their own each. The numbering is that of
- * the original kstats RFC, so that a slot number means the same everywhere.
+ * below 2^(@frac_bits + 1) have a slot of their own each. The numbering is
+ * that of the original kstats RFC, so that a slot number means the same
+ * everywhere.
  *
  * Computed without branches, as kstats_record() needs it: @shift is how far
  * @val must be shifted right to keep its top @frac_bits + 1 bits (0 when it
@@ -47,9 +55,7 @@ static __always_inline unsigned int __kstats_shift(u64 val,
  */
 static __always_inline unsigned int kstats_slot(u64 val, unsigned int frac_bits)
 {
-	unsigned int shift = __kstats_shift(val, frac_bits);
-
-	return (shift << frac_bits) + (unsigned int)(val >> shift);
+	return __kstats_slot(val, frac_bits, __kstats_shift(val, frac_bits));
 }
 
 /**
@@ -96,7 +102,7 @@ static inline u64 kstats_slot_max(unsigned int slot, unsigned int frac_bits)
 	       (bucket > 1 ? (1ULL << (bucket - 1)) - 1 : 0);
 }
 
-#if IS_REACHABLE(CONFIG_KSTATS)
+#if IS_ENABLED(CONFIG_KSTATS)
 
 /* Slots are allocated per CPU in chunks of 512 (8 KiB). */
 #define KSTATS_CHUNK_SHIFT	9
@@ -129,9 +135,17 @@ struct kstats {
 	struct kstats_slot __percpu *chunk[] __counted_by(nr_chunks);
 };
 
+/* The per-CPU counters of @slot of @ks. */
+static __always_inline struct kstats_slot __percpu *
+__kstats_slot_ptr(struct kstats *ks, unsigned int slot)
+{
+	return ks->chunk[slot >> KSTATS_CHUNK_SHIFT] +
+	       (slot & (KSTATS_CHUNK_SLOTS - 1));
+}
+
 /**
  * kstats_record() - record one value in a metric
- * @ks: the metric, from kstats_new(); NULL is allowed and ignored
+ * @ks: the metric, from kstats_new(); NULL and error pointers are ignored
  * @val: the value, usually a time difference in nanoseconds or cycles
  *
  * Adds @val to the slot it falls in on the current CPU. Every u64 value has
@@ -154,20 +168,18 @@ static __always_inline void kstats_record(struct kstats *ks, u64 val)
 	struct kstats_slot __percpu *s;
 	unsigned int shift, slot;
 
-	if (!ks || !READ_ONCE(ks->active))
+	if (IS_ERR_OR_NULL(ks) || !READ_ONCE(ks->active))
 		return;
 	/* kstats_slot(), keeping the shift for the sum. */
 	shift = __kstats_shift(val, ks->frac_bits);
-	slot = (shift << ks->frac_bits) + (unsigned int)(val >> shift);
-	s = ks->chunk[slot >> KSTATS_CHUNK_SHIFT] +
-	    (slot & (KSTATS_CHUNK_SLOTS - 1));
+	slot = __kstats_slot(val, ks->frac_bits, shift);
+	s = __kstats_slot_ptr(ks, slot);
 	this_cpu_inc(s->samples);
 	this_cpu_add(s->sum, val >> (shift > KSTATS_SUM_BITS ?
 				      shift - KSTATS_SUM_BITS : 0));
 }
 
 struct kstats *kstats_new(const char *name, u8 frac_bits);
-struct kstats *kstats_create(const char *name, u8 frac_bits);
 u64 kstats_count(struct kstats *ks);
 void kstats_delete(struct kstats *ks);
 struct dentry *kstats_debugfs_dir(void);
@@ -175,11 +187,6 @@ struct dentry *kstats_debugfs_dir(void);
 #else /* !CONFIG_KSTATS */
 
 static inline struct kstats *kstats_new(const char *name, u8 frac_bits)
-{
-	return NULL;
-}
-
-static inline struct kstats *kstats_create(const char *name, u8 frac_bits)
 {
 	return ERR_PTR(-ENODEV);
 }

@@ -31,6 +31,7 @@
 #include <linux/fprobe.h>
 #include <linux/kprobes.h>
 #include <linux/kstats.h>
+#include <linux/limits.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
@@ -51,6 +52,21 @@
 #define KSTATS_TRACE_MAX_WORDS	8
 /* Refused commands kept in error_log, the oldest replaced first. */
 #define KSTATS_TRACE_ERRORS	8
+
+/*
+ * A probe point of a trace: where the command put it, and what is attached
+ * there. The address and the probe are set when the trace is attached.
+ */
+struct kstats_trace_point {
+	const char *sym;		/* symbol, or tracepoint name */
+	unsigned int offset;
+	bool tracepoint;
+	unsigned long addr;		/* the code probed; 0 for a tracepoint */
+	union {				/* the probe of an end of a pair */
+		struct kprobe kp;
+		struct tracepoint *tp;
+	};
+};
 
 /* What a CPU remembers between two probe hits. */
 struct kstats_trace_cpu {
@@ -537,8 +553,23 @@ static int kstats_trace_check_sym(const char *sym)
 	return 0;
 }
 
+/*
+ * A metric name, as its file's name, with room for a prefix of @extra
+ * characters (GAP-): refused here, with the word marked, rather than by
+ * debugfs once half of the trace is made.
+ */
+static int kstats_trace_check_name(const char *name, size_t extra)
+{
+	if (strlen(name) + extra > NAME_MAX) {
+		kstats_trace_err(name, "name longer than %zu characters: %.32s...",
+				 NAME_MAX - extra, name);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
 /* SYM[+OFF], __tracepoint_NAME or tp:NAME */
-static int kstats_trace_parse_point(char *word, struct kstats_trace_point *p)
+static int kstats_trace_parse_point(char *word, struct kstats_trace_where *p)
 {
 	char *plus;
 	size_t n;
@@ -583,8 +614,10 @@ static int kstats_trace_parse_point(char *word, struct kstats_trace_point *p)
  * is known when the command is carried out.
  *
  * Context: process context; may sleep.
- * Return: 0, -EINVAL for a malformed command, -ERANGE for bits out of
- * range, -EPERM for a kstats function; a warning says what was wrong.
+ * Return: 0 (@cmd->verb is %KSTATS_TRACE_NONE for a comment), -EINVAL for
+ * a malformed command, -ERANGE for bits out of range, -ENAMETOOLONG for a
+ * name longer than a file name may be (NAME_MAX, less "GAP-" for a
+ * function), -EPERM for a kstats function; a warning says what was wrong.
  */
 VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd)
 {
@@ -658,7 +691,9 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 	if (argc == 6 && !strcmp(argv[2], "start") && !strcmp(argv[4], "end")) {
 		cmd->mode = KSTATS_TRACE_PAIR;
 		cmd->name = argv[1];
-		ret = kstats_trace_parse_point(argv[3], &cmd->start);
+		ret = kstats_trace_check_name(cmd->name, 0);
+		if (!ret)
+			ret = kstats_trace_parse_point(argv[3], &cmd->start);
 		if (!ret)
 			ret = kstats_trace_parse_point(argv[5], &cmd->end);
 		return ret;
@@ -680,7 +715,10 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 	func += n;
 	cmd->name = func;
 	cmd->start.sym = func;
-	return kstats_trace_check_sym(func);
+	ret = kstats_trace_check_sym(func);
+	if (!ret)
+		ret = kstats_trace_check_name(func, strlen(KSTATS_TRACE_GAP));
+	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_trace_parse);
 
@@ -722,6 +760,15 @@ static void kstats_trace_free(struct kstats_trace *t)
 	kfree(t);
 }
 
+/* A point of a new trace, at @where; its symbol is a copy (NULL if none). */
+static void kstats_trace_point_init(struct kstats_trace_point *p,
+				    const struct kstats_trace_where *where)
+{
+	p->sym = kstrdup(where->sym, GFP_KERNEL);
+	p->offset = where->offset;
+	p->tracepoint = where->tracepoint;
+}
+
 static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 {
 	struct kstats_trace *t;
@@ -737,14 +784,9 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 	atomic_long_set(&t->missed, 0);
 	t->name = kstrdup(cmd->name, GFP_KERNEL);
 	/* Copies: the symbols stay in use while the probes are registered. */
-	t->start.sym = kstrdup(cmd->start.sym, GFP_KERNEL);
-	t->start.offset = cmd->start.offset;
-	t->start.tracepoint = cmd->start.tracepoint;
-	if (t->mode == KSTATS_TRACE_PAIR) {
-		t->end.sym = kstrdup(cmd->end.sym, GFP_KERNEL);
-		t->end.offset = cmd->end.offset;
-		t->end.tracepoint = cmd->end.tracepoint;
-	}
+	kstats_trace_point_init(&t->start, &cmd->start);
+	if (t->mode == KSTATS_TRACE_PAIR)
+		kstats_trace_point_init(&t->end, &cmd->end);
 	t->cpu = alloc_percpu_gfp(struct kstats_trace_cpu, GFP_KERNEL | __GFP_NOWARN);
 	if (!t->name || !t->start.sym || !t->cpu ||
 	    (t->mode == KSTATS_TRACE_PAIR && !t->end.sym)) {
@@ -752,11 +794,10 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 		goto fail;
 	}
 
-	t->ks = kstats_create(t->name, t->bits);
+	t->ks = kstats_new(t->name, t->bits);
 	if (IS_ERR(t->ks)) {
 		ret = PTR_ERR(t->ks);
 		kstats_trace_err(t->name, "%s: cannot create the metric: %d", t->name, ret);
-		t->ks = NULL;
 		goto fail;
 	}
 	if (t->mode != KSTATS_TRACE_PAIR) {
@@ -765,13 +806,12 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 			ret = -ENOMEM;
 			goto fail;
 		}
-		t->gap = kstats_create(gap_name, t->bits);
+		t->gap = kstats_new(gap_name, t->bits);
 		kfree(gap_name);
 		if (IS_ERR(t->gap)) {
 			ret = PTR_ERR(t->gap);
 			kstats_trace_err(t->name, "%s: cannot create the metric %s%s: %d",
 					 t->name, KSTATS_TRACE_GAP, t->name, ret);
-			t->gap = NULL;
 			goto fail;
 		}
 	}

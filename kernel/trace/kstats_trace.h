@@ -6,7 +6,6 @@
 #ifndef _KERNEL_TRACE_KSTATS_TRACE_H
 #define _KERNEL_TRACE_KSTATS_TRACE_H
 
-#include <linux/kprobes.h>
 #include <linux/types.h>
 
 /* Longest command line accepted by _control. */
@@ -26,29 +25,23 @@ enum kstats_trace_mode {
 	KSTATS_TRACE_PAIR,		/* trace NAME start P end P */
 };
 
-struct tracepoint;
-
 /*
- * A probe point: the function of an entry/return form, or one end of a
- * pair, SYM[+OFF] (a kprobe) or a tracepoint. The parser fills in where it
- * is; the rest is set when the trace is attached.
+ * Where a probe goes, as a command names it: the function of an
+ * entry/return form, or one end of a pair, SYM[+OFF] (a kprobe) or a
+ * tracepoint.
  */
-struct kstats_trace_point {
+struct kstats_trace_where {
 	const char *sym;		/* symbol, or tracepoint name */
 	unsigned int offset;
 	bool tracepoint;
-	unsigned long addr;		/* the code probed; 0 for a tracepoint */
-	union {				/* the probe of an end of a pair */
-		struct kprobe kp;
-		struct tracepoint *tp;
-	};
 };
 
+/* A command, as parsed: words of the line, nothing looked up yet. */
 struct kstats_trace_cmd {
 	enum kstats_trace_verb verb;
 	enum kstats_trace_mode mode;
 	const char *name;		/* the metric */
-	struct kstats_trace_point start, end;	/* end unused but for pairs */
+	struct kstats_trace_where start, end;	/* end unused but for pairs */
 	unsigned int bits;
 };
 

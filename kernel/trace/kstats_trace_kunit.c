@@ -8,13 +8,12 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/fcntl.h>
 #include <linux/file.h>
-#include <linux/fs.h>
 #include <linux/kstats.h>
+#include <linux/kstats_kunit.h>
 #include <linux/kthread.h>
-#include <linux/mount.h>
 #include <linux/slab.h>
-#include <linux/sizes.h>
 #include <linux/string.h>
 
 #include "kstats_trace.h"
@@ -127,7 +126,7 @@ KUNIT_ARRAY_PARAM(kstats_trace_test_lines, kstats_trace_test_lines,
 		  kstats_trace_test_desc);
 
 static void kstats_trace_test_point(struct kunit *test,
-				    const struct kstats_trace_point *p,
+				    const struct kstats_trace_where *p,
 				    const char *sym, unsigned int off, bool tp)
 {
 	KUNIT_EXPECT_STREQ(test, p->sym, sym);
@@ -219,48 +218,19 @@ static int kstrace_test_sleeper(void *data)
 	kthread_complete_and_exit(&s->done, 0);
 }
 
-static struct vfsmount *kstats_trace_test_mnt;
-
-static int kstats_trace_test_init(struct kunit_suite *suite)
+/* The content of a file that must exist, such as _control. */
+static char *kstats_trace_test_file(struct kunit *test, const char *name)
 {
-	/* debugfs is built in: its file_system_type holds no module ref. */
-	struct file_system_type *type = get_fs_type("debugfs");
+	char *text = kstats_kunit_read(test, name);
 
-	if (!type)
-		return -ENODEV;
-	kstats_trace_test_mnt = kern_mount(type);
-	return PTR_ERR_OR_ZERO(kstats_trace_test_mnt);
-}
-
-static void kstats_trace_test_exit(struct kunit_suite *suite)
-{
-	kern_unmount(kstats_trace_test_mnt);
-}
-
-/* The content of kstats/@name, or NULL if there is no such file. */
-static char *kstats_trace_test_read(struct kunit *test, const char *name)
-{
-	char *buf = kunit_kzalloc(test, SZ_64K, GFP_KERNEL);
-	struct file *file;
-	char path[64];
-	loff_t pos = 0;
-	ssize_t n;
-
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	snprintf(path, sizeof(path), "kstats/%s", name);
-	file = file_open_root_mnt(kstats_trace_test_mnt, path, O_RDONLY, 0);
-	if (IS_ERR(file))
-		return NULL;
-	n = kernel_read(file, buf, SZ_64K - 1, &pos);
-	fput(file);
-	KUNIT_EXPECT_GE(test, n, 0);
-	return buf;
+	KUNIT_ASSERT_NOT_NULL_MSG(test, text, "no file %s", name);
+	return text;
 }
 
 /* The sample count of a trace, from its line in _control; -1 if none. */
 static long long kstats_trace_test_samples(struct kunit *test, const char *name)
 {
-	char *text = kstats_trace_test_read(test, "_control");
+	char *text = kstats_trace_test_file(test, "_control");
 	char key[80], *line;
 	long long n;
 	int ret;
@@ -301,11 +271,11 @@ static void kstats_trace_test_count(struct kunit *test)
 			sum += kstrace_test_fn(i);
 		KUNIT_EXPECT_EQ_MSG(test, kstats_trace_test_samples(test, name), 100,
 				    "%s", cmd);
-		KUNIT_EXPECT_NOT_NULL(test, kstats_trace_test_read(test, name));
-		KUNIT_EXPECT_NOT_NULL(test, kstats_trace_test_read(test, "GAP-kstrace_test_fn"));
+		KUNIT_EXPECT_NOT_NULL(test, kstats_kunit_read(test, name));
+		KUNIT_EXPECT_NOT_NULL(test, kstats_kunit_read(test, "GAP-kstrace_test_fn"));
 		KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn\n"), 0);
-		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, name));
-		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "GAP-kstrace_test_fn"));
+		KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, name));
+		KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "GAP-kstrace_test_fn"));
 		KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, name), -1);
 	}
 	KUNIT_EXPECT_EQ(test, sum, 3 * 4950 + 300);
@@ -333,12 +303,12 @@ static void kstats_trace_test_pair(struct kunit *test)
 	sum += kstrace_test_end(0);
 	migrate_enable();
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, "kunit_pair"), 50);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_read(test, "_control"),
+	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_file(test, "_control"),
 					   "missed 1\n"));
 	/* No GAP metric for pairs. */
-	KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "GAP-kunit_pair"));
+	KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "GAP-kunit_pair"));
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kunit_pair"), 0);
-	KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "kunit_pair"));
+	KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "kunit_pair"));
 	KUNIT_EXPECT_EQ(test, sum, 1225 - 1);
 }
 
@@ -346,7 +316,7 @@ static void kstats_trace_test_pair(struct kunit *test)
 static void kstats_trace_test_tracepoints(struct kunit *test)
 {
 	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec(kstats_trace_test_tp_cmd), 0);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_read(test, "_control"),
+	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_file(test, "_control"),
 					   kstats_trace_test_tp_line));
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kunit_tp"), 0);
 }
@@ -407,7 +377,7 @@ static void kstats_trace_test_inflight(struct kunit *test)
 		wait_for_completion(&s->entered);
 		KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_sleep"), 0);
 		KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, name), -1);
-		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, name));
+		KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, name));
 		KUNIT_EXPECT_EQ_MSG(test, kstats_trace_test_exec(cmd), 0, "%s", cmd);
 		KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_sleep"), 0);
 		complete(&s->go);
@@ -419,7 +389,7 @@ static void kstats_trace_test_inflight(struct kunit *test)
 /* With no trace, _control shows its commands as comments. */
 static void kstats_trace_test_usage(struct kunit *test)
 {
-	char *text = kstats_trace_test_read(test, "_control");
+	char *text = kstats_trace_test_file(test, "_control");
 	char *line;
 
 	KUNIT_ASSERT_NOT_NULL(test, text);
@@ -428,7 +398,7 @@ static void kstats_trace_test_usage(struct kunit *test)
 	while ((line = strsep(&text, "\n")) && *line)
 		KUNIT_EXPECT_EQ_MSG(test, *line, '#', "%s", line);
 	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn"), 0);
-	KUNIT_EXPECT_TRUE(test, str_has_prefix(kstats_trace_test_read(test, "_control"),
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(kstats_trace_test_file(test, "_control"),
 					       "name kstrace_test_fn mode kretprobe "));
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), 0);
 }
@@ -458,29 +428,29 @@ static void kstats_trace_test_errors(struct kunit *test)
 		{ "trace kstrace_test_end bits 9", -ERANGE },
 	};
 	static const char nul_cmd[] = "trace kstrace_test_fn\0x";
-	char *before, *after, *nul, *log;
+	char *before, *after, *nul, *log, *name;
 	struct file *file;
 	unsigned int i;
 
 	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn"), 0);
-	before = kstats_trace_test_read(test, "_control");
+	before = kstats_trace_test_file(test, "_control");
 	for (i = 0; i < ARRAY_SIZE(errs); i++) {
 		KUNIT_EXPECT_EQ_MSG(test, kstats_trace_test_exec(errs[i].cmd), errs[i].ret,
 				    "'%s'", errs[i].cmd);
 		/* Nothing changed: the same traces, no file left behind. */
-		after = kstats_trace_test_read(test, "_control");
+		after = kstats_trace_test_file(test, "_control");
 		KUNIT_EXPECT_STREQ(test, after, before);
-		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "x"));
-		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "kstrace_no_such_function"));
-		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "GAP-kstrace_no_such"));
-		KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "kstrace_test_end"));
+		KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "x"));
+		KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "kstrace_no_such_function"));
+		KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "GAP-kstrace_no_such"));
+		KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "kstrace_test_end"));
 	}
 
 	/*
 	 * error_log keeps each refusal: the reason, the command, a caret
 	 * under the word at fault; echo > error_log clears it.
 	 */
-	log = kstats_trace_test_read(test, "error_log");
+	log = kstats_kunit_read(test, "error_log");
 	KUNIT_ASSERT_NOT_NULL(test, log);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "] kstats_trace: error: bits 9 out of range 0..8\n"
 					   "  Command: trace kstrace_test_end bits 9\n"
@@ -488,11 +458,10 @@ static void kstats_trace_test_errors(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, ": no tracepoint kstrace_no_such_tp in the kernel\n"
 					   "  Command: trace x start tp:kstrace_no_such_tp end tp:softirq_exit\n"
 					   "                            ^\n"));
-	file = file_open_root_mnt(kstats_trace_test_mnt, "kstats/error_log",
-				  O_WRONLY | O_TRUNC, 0);
+	file = kstats_kunit_open("error_log", O_WRONLY | O_TRUNC);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
 	fput(file);
-	KUNIT_EXPECT_STREQ(test, kstats_trace_test_read(test, "error_log"), "");
+	KUNIT_EXPECT_STREQ(test, kstats_trace_test_file(test, "error_log"), "");
 
 	/* Too long, and a NUL inside. */
 	nul = kunit_kzalloc(test, KSTATS_TRACE_LINE_MAX + 2, GFP_KERNEL);
@@ -502,7 +471,22 @@ static void kstats_trace_test_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kstats_trace_exec(nul, KSTATS_TRACE_LINE_MAX + 1), -E2BIG);
 	KUNIT_EXPECT_EQ(test, kstats_trace_exec(nul, KSTATS_TRACE_LINE_MAX), 0);
 	KUNIT_EXPECT_EQ(test, kstats_trace_exec(nul_cmd, sizeof(nul_cmd) - 1), -EINVAL);
-	KUNIT_EXPECT_NULL(test, kstats_trace_test_read(test, "kstrace_test_fn"));
+	KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "kstrace_test_fn"));
+
+	/*
+	 * Names as long as a file name may be, and not a character more: a
+	 * function's name leaves room for "GAP-". The limit is checked before
+	 * the symbol is looked up: one character less is an unknown symbol.
+	 */
+	name = kunit_kzalloc(test, NAME_MAX + 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, name);
+	snprintf(name, NAME_MAX + 64, "trace x%0*d", NAME_MAX - 4, 0);
+	KUNIT_EXPECT_EQ(test, kstats_trace_exec(name, strlen(name)), -ENAMETOOLONG);
+	snprintf(name, NAME_MAX + 64, "trace x%0*d", NAME_MAX - 5, 0);
+	KUNIT_EXPECT_EQ(test, kstats_trace_exec(name, strlen(name)), -ENOENT);
+	snprintf(name, NAME_MAX + 64, "trace y%0*d start tp:softirq_entry end tp:softirq_exit",
+		 NAME_MAX, 0);
+	KUNIT_EXPECT_EQ(test, kstats_trace_exec(name, strlen(name)), -ENAMETOOLONG);
 }
 
 static struct kunit_case kstats_trace_test_cases[] = {
@@ -519,8 +503,6 @@ static struct kunit_case kstats_trace_test_cases[] = {
 
 static struct kunit_suite kstats_trace_test_suite = {
 	.name = "kstats_trace",
-	.suite_init = kstats_trace_test_init,
-	.suite_exit = kstats_trace_test_exit,
 	.test_cases = kstats_trace_test_cases,
 };
 

@@ -17,8 +17,9 @@
  *   fprobe_floor
  *             a function of the kernel image: an fprobe with empty
  *             handlers on it ("" removes it), the floor of kstats_trace's
- *             fprobe: form; not for a module's function, as nothing
- *             removes it when that module goes
+ *             fprobe: form; "FUNC clock": handlers that read the clock at
+ *             entry and return, as any timer does; not for a module's
+ *             function, as nothing removes it when that module goes
  *
  * Every timed iteration is recorded in the kstats metric bench_TARGET
  * (bench_clock_SOURCE for the clocks), so the whole distribution is in
@@ -141,10 +142,21 @@ struct bench_run {
 	void *src, *dst;		/* memcpy data set */
 };
 
-static u32 bench_lcg(u32 *x)
+/*
+ * The benchmark's one generator, cheap enough to run inside timed loops:
+ * a 64-bit LCG (Knuth's MMIX constants), whose high bits are the random
+ * ones.
+ */
+static __always_inline u64 bench_next(u64 *x)
 {
-	*x = *x * 1664525 + 1013904223;
+	*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
 	return *x;
+}
+
+/* 32 random bits. */
+static __always_inline u32 bench_rand32(u64 *x)
+{
+	return bench_next(x) >> 32;
 }
 
 #ifdef CONFIG_X86
@@ -198,18 +210,18 @@ static void bench_irq_on(unsigned long *flags)
 }
 
 /* The work of one iteration: returns something to consume. */
-static u64 bench_work(struct bench_run *run, u32 *seed)
+static u64 bench_work(struct bench_run *run, u64 *seed)
 {
 	switch (bench_target) {
 	case BENCH_MEMCPY: {
 		/* Copy 64 bytes from a place drawn in the data set. */
-		size_t off = (bench_lcg(seed) % (bench_size / 64)) * 64;
+		size_t off = (bench_rand32(seed) % (bench_size / 64)) * 64;
 
 		memcpy(run->dst, run->src + off, 64);
 		return *(u64 *)run->dst;
 	}
 	case BENCH_KMALLOC: {
-		void *p = kmalloc(8 + bench_lcg(seed) % bench_size, GFP_ATOMIC);
+		void *p = kmalloc(8 + bench_rand32(seed) % bench_size, GFP_ATOMIC);
 
 		kfree(p);
 		return (uintptr_t)p;
@@ -218,7 +230,7 @@ static u64 bench_work(struct bench_run *run, u32 *seed)
 	case BENCH_FIB: {
 		/* A destination in 10.0.0.0/8: routed, or not, by the table. */
 		struct flowi4 fl4 = {
-			.daddr = htonl(0x0a000000 | (bench_lcg(seed) & 0xffffff)),
+			.daddr = htonl(0x0a000000 | (bench_rand32(seed) & 0xffffff)),
 		};
 		struct fib_result res;
 		int err;
@@ -261,7 +273,7 @@ static int bench_thread_fn(void *arg)
 	struct bench_thread *th = arg;
 	struct bench_run *run = th->run;
 	unsigned long i, flags = 0;
-	u32 seed = th->cpu + 1;
+	u64 seed = th->cpu + 1;
 	int c;
 
 	th->overhead = bench_overhead(CLK_KTIME);
@@ -331,7 +343,7 @@ static int bench_create_metrics(void)
 			snprintf(name, sizeof(name), "bench_clock_%s", bench_clocks[c]);
 		else
 			snprintf(name, sizeof(name), "bench_%s", bench_targets[bench_target]);
-		bench_ks[c] = kstats_create(name, 3);
+		bench_ks[c] = kstats_new(name, 3);
 		if (IS_ERR(bench_ks[c])) {
 			int ret = PTR_ERR(bench_ks[c]);
 
@@ -505,11 +517,12 @@ static const enum cost_case cost_parallel[] = {
 	COST_LIMIT, COST_REC3, COST_ATOMIC, COST_SPINLOCK,
 };
 
-/* Values of every magnitude, from a 64-bit LCG. */
+/* Values of every magnitude. */
 static __always_inline u64 cost_next(u64 *x)
 {
-	*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
-	return *x >> (*x >> 58);
+	u64 v = bench_next(x);
+
+	return v >> (v >> 58);
 }
 
 /* One operation of a case; the switch is resolved outside the loop. */
@@ -720,7 +733,7 @@ static ssize_t bench_cost(char *buf)
 		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(bits); i++) {
 		snprintf(name, sizeof(name), "bench_cost_bits%u", bits[i]);
-		cost_ks[i] = kstats_create(name, bits[i]);
+		cost_ks[i] = kstats_new(name, bits[i]);
 		if (IS_ERR(cost_ks[i])) {
 			ret = PTR_ERR(cost_ks[i]);
 			cost_ks[i] = NULL;
@@ -907,6 +920,26 @@ static void bench_fp_exit(struct fprobe *fp, unsigned long ip, unsigned long ret
 {
 }
 
+/*
+ * The same with the two clock reads of any timer, kstats_trace's clock,
+ * and the difference kept (per CPU, so that it is not dead code): what is
+ * left of kstats_trace's cost beyond these is kstats' own.
+ */
+static DEFINE_PER_CPU(u64, bench_fp_sink);
+
+static int bench_fp_clock_entry(struct fprobe *fp, unsigned long ip,
+				unsigned long ret_ip, struct pt_regs *regs, void *data)
+{
+	*(u64 *)data = ktime_get_mono_fast_ns();
+	return 0;
+}
+
+static void bench_fp_clock_exit(struct fprobe *fp, unsigned long ip,
+				unsigned long ret_ip, struct pt_regs *regs, void *data)
+{
+	this_cpu_write(bench_fp_sink, ktime_get_mono_fast_ns() - *(u64 *)data);
+}
+
 static struct fprobe bench_fp;
 /* The function bench_fp is on, "" if none; under bench_mutex. */
 static char bench_fp_sym[KSYM_NAME_LEN];
@@ -932,20 +965,29 @@ static ssize_t fprobe_floor_show(struct kobject *kobj, struct kobj_attribute *at
 static ssize_t fprobe_floor_store(struct kobject *kobj, struct kobj_attribute *attr,
 				  const char *buf, size_t count)
 {
-	char sym[KSYM_NAME_LEN];
+	char sym[KSYM_NAME_LEN], *clock;
 	const char *symp = sym;
 	int ret = 0;
 
 	if (strscpy(sym, buf, sizeof(sym)) < 0)
 		return -ENAMETOOLONG;
 	strreplace(sym, '\n', '\0');
+	/* "SYM clock": the handlers read the clock. */
+	clock = strchr(sym, ' ');
+	if (clock) {
+		*clock++ = '\0';
+		if (strcmp(clock, "clock")) {
+			pr_warn("fprobe_floor: '%s': expected SYM or SYM clock\n", buf);
+			return -EINVAL;
+		}
+	}
 	mutex_lock(&bench_mutex);
 	bench_fp_remove();
 	if (sym[0]) {
 		/* A struct fprobe is registered again from scratch. */
 		memset(&bench_fp, 0, sizeof(bench_fp));
-		bench_fp.entry_handler = bench_fp_entry;
-		bench_fp.exit_handler = bench_fp_exit;
+		bench_fp.entry_handler = clock ? bench_fp_clock_entry : bench_fp_entry;
+		bench_fp.exit_handler = clock ? bench_fp_clock_exit : bench_fp_exit;
 		bench_fp.entry_data_size = sizeof(u64);
 		ret = register_fprobe_syms(&bench_fp, &symp, 1);
 		if (ret)

@@ -9,9 +9,9 @@
  *   modprobe kstats_sample rate=2000 max_size=65536
  *   grep CPUS /sys/kernel/debug/kstats/sample_kmalloc
  *
- * The sizes follow a log-uniform distribution drawn from a linear
- * congruential generator, so that small and large size classes, and the
- * page allocator beyond KMALLOC_MAX_CACHE_SIZE, all show in the histogram.
+ * The sizes follow a log-uniform distribution, so that small and large
+ * size classes, and the page allocator beyond KMALLOC_MAX_CACHE_SIZE, all
+ * show in the histogram.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -23,6 +23,7 @@
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/random.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -42,32 +43,23 @@ MODULE_PARM_DESC(frac_bits, "kstats resolution: 2^frac_bits slots per power of t
 static struct kstats *ks;
 static DEFINE_PER_CPU(struct task_struct *, sample_thread);
 
-/* Numerical Recipes' LCG: cheap and good enough to spread sizes. */
-static u32 sample_next(u32 *seed)
-{
-	*seed = *seed * 1664525 + 1013904223;
-	return *seed;
-}
-
 /* A size between 8 and max_size, uniform in its logarithm. */
-static size_t sample_size(u32 *seed)
+static size_t sample_size(void)
 {
-	unsigned int order = ilog2(max_size) - 3;
-	unsigned int shift = 3 + sample_next(seed) % order;
+	unsigned int shift = 3 + get_random_u32_below(ilog2(max_size) - 3);
 
-	return (1UL << shift) + sample_next(seed) % (1UL << shift);
+	return (1UL << shift) + get_random_u32_below(1U << shift);
 }
 
 static int sample_thread_fn(void *arg)
 {
-	u32 seed = (uintptr_t)arg;
 	/* Work in batches of a millisecond's worth of pairs. */
 	unsigned int i, batch = max(rate / 1000, 1U);
 	unsigned long sleep_us = batch * USEC_PER_SEC / max(rate, 1U);
 
 	while (!kthread_should_stop()) {
 		for (i = 0; i < batch; i++) {
-			size_t size = sample_size(&seed);
+			size_t size = sample_size();
 			u64 t0, t1;
 			void *p;
 
@@ -109,14 +101,14 @@ static int __init kstats_sample_init(void)
 		return -EINVAL;
 	}
 	ks = kstats_new("sample_kmalloc", frac_bits);
-	if (!ks)
-		return -ENOMEM;
+	if (IS_ERR(ks))
+		return PTR_ERR(ks);
 
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		struct task_struct *t;
 
-		t = kthread_run_on_cpu(sample_thread_fn, (void *)(uintptr_t)(cpu + 1),
+		t = kthread_run_on_cpu(sample_thread_fn, NULL,
 				       cpu, "kstats_sample/%u");
 		if (IS_ERR(t)) {
 			cpus_read_unlock();

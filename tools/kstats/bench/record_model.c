@@ -66,6 +66,7 @@ struct worker {
 	double ns;
 };
 
+/* The values of cost_next() in samples/kstats/kstats_bench.c, which it models. */
 static inline uint64_t next(uint64_t *x)
 {
 	*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;

@@ -82,6 +82,8 @@ check_bad() {
 	cpus 0-63
 	cpus nonsense
 	subtract 2
+	fprobe_floor __x64_sys_getppid fast
+	fprobe_floor kstats_bench_no_such_function
 	EOT
 	[ $bad -eq 0 ]
 }

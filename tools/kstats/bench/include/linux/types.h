@@ -2,7 +2,7 @@
 /*
  * Just enough of the kernel's headers, for userspace, to compile the inline
  * kstats_record() of include/linux/kstats.h in record_model.c. The Makefile
- * defines IS_REACHABLE() (as if CONFIG_KSTATS=y) and __counted_by().
+ * defines IS_ENABLED() (as if CONFIG_KSTATS=y) and __counted_by().
  */
 #ifndef _KSTATS_MODEL_TYPES_H
 #define _KSTATS_MODEL_TYPES_H
