@@ -9,7 +9,7 @@
 # Any kernel report fails the run. KSTATS_SEED fixes the fuzzer's seed,
 # KSTATS_FUZZ_COUNT its number of writes (3000), KSTATS_FI_ROUNDS the
 # rounds of fault injection (10), KSTATS_REMOVE_ROUNDS the rounds of every
-# form added and removed under load (30).
+# form added and removed under load (100: about 15 minutes under TCG).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -29,11 +29,13 @@ done
 	echo "TORTURE_SECONDS=$secs KSTATS_SEED=${KSTATS_SEED:-$(date +%s)}" \
 		"KSTATS_FUZZ_COUNT=${KSTATS_FUZZ_COUNT:-3000}" \
 		"KSTATS_FI_ROUNDS=${KSTATS_FI_ROUNDS:-10}" \
-		"KSTATS_REMOVE_ROUNDS=${KSTATS_REMOVE_ROUNDS:-30}"
+		"KSTATS_REMOVE_ROUNDS=${KSTATS_REMOVE_ROUNDS:-100}"
 	cat "$HARNESS/guest-torture.sh"
 } > "$out/torture.sh"
-# Boot, KASAN and kmemleak are slow under TCG: generous time outside SECONDS.
-VM_FLAVOR=debug VM_APPEND="panic_on_warn=1" VM_TIMEOUT=$((secs + 900)) \
+# Boot, KASAN and kmemleak are slow under TCG: generous time outside
+# SECONDS, and 15 s per round of removal under load (about 10 measured).
+rounds=${KSTATS_REMOVE_ROUNDS:-100}
+VM_FLAVOR=debug VM_APPEND="panic_on_warn=1" VM_TIMEOUT=$((secs + 900 + 15 * rounds)) \
 	"$HARNESS/vm.sh" run "$out/torture.sh" "$sel/kstats/kstats_torture.sh" \
 	"$sel/kstats/kstats_lib.sh" "$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	"$out/kstats_helper" "$out/kstats_fuzz"

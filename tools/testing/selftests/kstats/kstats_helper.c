@@ -8,13 +8,9 @@
  *                               loses the calls that migrate); prints the
  *                               ns per call
  *   kstats_helper pair N        N getpid() + getppid() pairs
- *   kstats_helper spin SECONDS [PAUSE_US]
- *                               getppid() in a loop for SECONDS, at nice 19:
+ *   kstats_helper spin SECONDS  getppid() in a loop for SECONDS, at nice 19:
  *                               every CPU calls the function, and the
- *                               commands under test still get to run; with
- *                               PAUSE_US, a pause after every 1000 calls, so
- *                               that an emulator running the CPUs in turn
- *                               gets to the others' IPIs in time
+ *                               commands under test still get to run
  *   kstats_helper write FILE STRING
  *                               one write() of STRING (with \n, \t, \0 and
  *                               \\ escapes) to FILE; prints OK or the errno
@@ -188,19 +184,15 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(argv[1], "spin")) {
 		double end = now_ns() + n * 1e9;
-		long pause = argc > 3 ? atol(argv[3]) : 0;
 
 		if (setpriority(PRIO_PROCESS, 0, 19)) {
 			perror("setpriority");
 			return 1;
 		}
 
-		while (now_ns() < end) {
+		while (now_ns() < end)
 			for (i = 0; i < 1000; i++)
 				syscall(SYS_getppid);
-			if (pause)
-				usleep(pause);
-		}
 	} else {
 		return show_help();
 	}

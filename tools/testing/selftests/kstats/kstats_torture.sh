@@ -10,7 +10,7 @@
 #  - fault injection (failslab, fail_page_alloc) on the task that adds
 #    traces and creates metrics: each failure is a clean error and leaves
 #    nothing behind, and the same commands work once injection stops;
-#  - every form of trace added and removed, KSTATS_REMOVE_ROUNDS (30)
+#  - every form of trace added and removed, KSTATS_REMOVE_ROUNDS (100)
 #    rounds, while every CPU calls the traced function;
 #  - kstats_fuzz: random and mutated commands to every file;
 #  - SECONDS of everything at once on all CPUs: trace/remove in every mode,
@@ -20,7 +20,7 @@
 # then no kernel report in dmesg, no leak reported by kmemleak, and every
 # file reads back in format. Prints how many operations of each kind ran.
 # Needs kstats_helper and kstats_fuzz next to it. KSTATS_FI_ROUNDS (10)
-# rounds of fault injection, KSTATS_REMOVE_ROUNDS (30) rounds of removal
+# rounds of fault injection, KSTATS_REMOVE_ROUNDS (100) rounds of removal
 # under load, KSTATS_FUZZ_COUNT (3000) fuzzer writes, KSTATS_SEED the
 # fuzzer's seed.
 
@@ -217,7 +217,7 @@ remove_under_load() {
 	done
 	t0=$(date +%s)
 	i=0 n=0 bad=0
-	while [ $i -lt "${KSTATS_REMOVE_ROUNDS:-30}" ]; do
+	while [ $i -lt "${KSTATS_REMOVE_ROUNDS:-100}" ]; do
 		i=$((i + 1))
 		echo "$RL_FORMS" | tr '|' '\n' > "$T/rl"
 		while read -r cmd; do
@@ -239,7 +239,7 @@ remove_under_load() {
 		"in $(($(date +%s) - t0)) s, $i rounds, $(nproc) CPUs calling"
 	[ $bad -eq 0 ] && [ $n -eq $((i * 6)) ]
 }
-ktap_test_result "every form added and removed under load, ${KSTATS_REMOVE_ROUNDS:-30} rounds" \
+ktap_test_result "every form added and removed under load, ${KSTATS_REMOVE_ROUNDS:-100} rounds" \
 	remove_under_load
 
 # -- fuzzing ------------------------------------------------------------------
