@@ -112,6 +112,19 @@ done)
 [ -z "$missing" ] || echo "no kstats maintainer for: $missing"
 result $([ -z "$missing" ]; echo $?) "MAINTAINERS covers every kstats file"
 
+# The core's API as its review wants it: every export has a user outside
+# lib/kstats.c, and one constructor; CONFIG_KSTATS is a bool, so that no
+# built-in caller is left with stubs of a module.
+unused=$(for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));$/\1/p' lib/kstats.c); do
+	git grep -qw "$sym" -- kernel samples ':!lib/kstats.c' || echo "$sym"
+done)
+[ -z "$unused" ] || echo "exported but used nowhere else: $unused"
+[ -z "$unused" ] && ! git grep -qw kstats_create -- include lib kernel samples
+result $? "lib/kstats.c exports only what other code uses; kstats_new() is the one constructor"
+grep -qx '+	bool "kstats: per-CPU latency distributions in debugfs"' patches/01-lib-kstats.patch &&
+	grep -q '^+config KSTATS_TRACE$' patches/03-kernel-trace.patch
+result $? "CONFIG_KSTATS is a bool; CONFIG_KSTATS_TRACE is in kernel/trace/Kconfig"
+
 # The upstream series: applies, checkpatch clean, gives this tree.
 "$HARNESS/patches.sh" --check > "$LOGS/patches.log" 2>&1
 grep -vE '^(PASS|FAIL): ' "$LOGS/patches.log" | grep -v '^==>' || true
