@@ -116,13 +116,14 @@ result $([ -z "$missing" ]; echo $?) "MAINTAINERS covers every kstats file"
 # lib/kstats.c, and one constructor; CONFIG_KSTATS is a bool, so that no
 # built-in caller is left with stubs of a module.
 unused=$(for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));$/\1/p' lib/kstats.c); do
-	git grep -qw "$sym" -- kernel samples ':!lib/kstats.c' || echo "$sym"
+	git grep -qwE "$sym\(" -- kernel samples ':!*_kunit.c' || echo "$sym"
 done)
 [ -z "$unused" ] || echo "exported but used nowhere else: $unused"
 [ -z "$unused" ] && ! git grep -qw kstats_create -- include lib kernel samples
 result $? "lib/kstats.c exports only what other code uses; kstats_new() is the one constructor"
 grep -qx '+	bool "kstats: per-CPU latency distributions in debugfs"' patches/01-lib-kstats.patch &&
-	grep -q '^+config KSTATS_TRACE$' patches/03-kernel-trace.patch
+	grep -q '^+config KSTATS_TRACE$' patches/03-kernel-trace.patch &&
+	! grep -q '^+config KSTATS_TRACE' patches/0[12]-*.patch
 result $? "CONFIG_KSTATS is a bool; CONFIG_KSTATS_TRACE is in kernel/trace/Kconfig"
 
 # The upstream series: applies, checkpatch clean, gives this tree.

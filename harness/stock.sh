@@ -44,11 +44,7 @@ for series in "$@"; do
 	depmod -b "$mods" "$release"
 	gcc -static -O2 -Wall -Wextra -Werror -o "$WORK/kstats_helper" \
 		"$sel/kstats/kstats_helper.c"
-	# A PC with ACPI, as distribution kernels expect: on a microvm
-	# without ACPI, Debian's 6.12 calibrated neither its TSC nor its
-	# local APIC timer reliably under TCG (jiffies as the clock, no
-	# hrtimer interrupt).
-	VM_MACHINE=pc VM_KERNEL=/boot/vmlinuz-$release VM_MODULES=$mods \
+	VM_KERNEL=/boot/vmlinuz-$release VM_MODULES=$mods \
 		"$HARNESS/vm.sh" run "$HARNESS/guest-stock.sh" "$sel"/kstats/*.sh \
 		"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 		"$WORK/kstats_helper" || rc=1

@@ -28,6 +28,6 @@ else
 	setsid cttyhack sh -l
 fi
 sync
-# No ACPI to power off with: the isa-debug-exit port of harness/vm.sh.
+# Power off through the isa-debug-exit port of harness/vm.sh, or ACPI.
 printf '\0' | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
 poweroff -f

@@ -549,6 +549,7 @@ static void kstats_test_invalid(struct kunit *test)
 {
 	static const char * const names[] = {
 		"", "a/b", "/", ".", "..", "a b", "tab\t", "new\nline", "_control",
+		"error_log",
 	};
 	struct kstats *ks, *dup;
 	unsigned int i;

@@ -556,7 +556,7 @@ static int kstats_trace_check_sym(const char *sym)
 /*
  * A metric name, as its file's name, with room for a prefix of @extra
  * characters (GAP-): refused here, with the word marked, rather than by
- * debugfs once half of the trace is made.
+ * kstats_new() once half of the trace is made.
  */
 static int kstats_trace_check_name(const char *name, size_t extra)
 {
@@ -715,10 +715,8 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 	func += n;
 	cmd->name = func;
 	cmd->start.sym = func;
-	ret = kstats_trace_check_sym(func);
-	if (!ret)
-		ret = kstats_trace_check_name(func, strlen(KSTATS_TRACE_GAP));
-	return ret;
+	ret = kstats_trace_check_name(func, strlen(KSTATS_TRACE_GAP));
+	return ret ?: kstats_trace_check_sym(func);
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_trace_parse);
 

@@ -13,6 +13,7 @@
 #include <linux/kstats.h>
 #include <linux/kstats_kunit.h>
 #include <linux/kthread.h>
+#include <linux/limits.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -487,6 +488,13 @@ static void kstats_trace_test_errors(struct kunit *test)
 	snprintf(name, NAME_MAX + 64, "trace y%0*d start tp:softirq_entry end tp:softirq_exit",
 		 NAME_MAX, 0);
 	KUNIT_EXPECT_EQ(test, kstats_trace_exec(name, strlen(name)), -ENAMETOOLONG);
+	snprintf(name, NAME_MAX + 64, "trace y%0*d start tp:kstrace_no_such_tp end tp:softirq_exit",
+		 NAME_MAX - 1, 0);
+	KUNIT_EXPECT_EQ(test, kstats_trace_exec(name, strlen(name)), -ENOENT);
+	/* Refused by the parser, which says so in error_log. */
+	log = kstats_trace_test_file(test, "error_log");
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "error: name longer than 251 characters: x000"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "error: name longer than 255 characters: y000"));
 }
 
 static struct kunit_case kstats_trace_test_cases[] = {

@@ -736,7 +736,6 @@ static ssize_t bench_cost(char *buf)
 		cost_ks[i] = kstats_new(name, bits[i]);
 		if (IS_ERR(cost_ks[i])) {
 			ret = PTR_ERR(cost_ks[i]);
-			cost_ks[i] = NULL;
 			goto out;
 		}
 	}
