@@ -116,7 +116,7 @@ result $([ -z "$missing" ]; echo $?) "MAINTAINERS covers every kstats file"
 # lib/kstats.c, and one constructor; CONFIG_KSTATS is a bool, so that no
 # built-in caller is left with stubs of a module.
 unused=$(for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));$/\1/p' lib/kstats.c); do
-	git grep -qwE "$sym\(" -- kernel samples ':!*_kunit.c' || echo "$sym"
+	git grep -qE "\\b$sym\(" -- kernel samples ':!*_kunit.c' || echo "$sym"
 done)
 [ -z "$unused" ] || echo "exported but used nowhere else: $unused"
 [ -z "$unused" ] && ! git grep -qw kstats_create -- include lib kernel samples
