@@ -129,3 +129,21 @@ cc_opts() {
 hash_of() {
 	(for f in "$@"; do echo "$f"; cat "$f"; done) | sha256sum | cut -c1-16
 }
+
+# torture_files DIR SECONDS: the torture's guest files in DIR, for
+# harness/torture.sh and harness/check.sh: guest-torture.sh with its
+# settings (from the environment, defaults of `make torture`) on the first
+# line, and the static kstats_helper and kstats_fuzz.
+torture_files() {
+	local p sel=$TOP/tools/testing/selftests/kstats
+	for p in kstats_helper kstats_fuzz; do
+		gcc -static -O2 -Wall -Wextra -Werror -o "$1/$p" "$sel/$p.c" || return 1
+	done
+	{
+		echo "TORTURE_SECONDS=$2 KSTATS_SEED=${KSTATS_SEED:-$(date +%s)}" \
+			"KSTATS_FUZZ_COUNT=${KSTATS_FUZZ_COUNT:-3000}" \
+			"KSTATS_FI_ROUNDS=${KSTATS_FI_ROUNDS:-10}" \
+			"KSTATS_REMOVE_ROUNDS=${KSTATS_REMOVE_ROUNDS:-100}"
+		cat "$HARNESS/guest-torture.sh"
+	} > "$1/guest-torture.sh"
+}

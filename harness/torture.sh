@@ -22,20 +22,11 @@ set_paths
 out=$(mktemp -d "${TMPDIR:-/tmp}/kstats-torture.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 sel=$TOP/tools/testing/selftests
-for p in kstats_helper kstats_fuzz; do
-	gcc -static -O2 -Wall -Wextra -Werror -o "$out/$p" "$sel/kstats/$p.c"
-done
-{
-	echo "TORTURE_SECONDS=$secs KSTATS_SEED=${KSTATS_SEED:-$(date +%s)}" \
-		"KSTATS_FUZZ_COUNT=${KSTATS_FUZZ_COUNT:-3000}" \
-		"KSTATS_FI_ROUNDS=${KSTATS_FI_ROUNDS:-10}" \
-		"KSTATS_REMOVE_ROUNDS=${KSTATS_REMOVE_ROUNDS:-100}"
-	cat "$HARNESS/guest-torture.sh"
-} > "$out/torture.sh"
+torture_files "$out" "$secs"
 # Boot, KASAN and kmemleak are slow under TCG: generous time outside
 # SECONDS, and 15 s per round of removal under load (about 10 measured).
 rounds=${KSTATS_REMOVE_ROUNDS:-100}
 VM_FLAVOR=debug VM_APPEND="panic_on_warn=1" VM_TIMEOUT=$((secs + 900 + 15 * rounds)) \
-	"$HARNESS/vm.sh" run "$out/torture.sh" "$sel/kstats/kstats_torture.sh" \
+	"$HARNESS/vm.sh" run "$out/guest-torture.sh" "$sel/kstats/kstats_torture.sh" \
 	"$sel/kstats/kstats_lib.sh" "$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	"$out/kstats_helper" "$out/kstats_fuzz"

@@ -339,7 +339,8 @@ torture() {
 	worker modules load_modules &
 	[ "$last" -gt 0 ] && [ -w "$CPU/cpu1/online" ] && worker hotplug cycle_cpus &
 	wait
-	for c in 1 2 3 4 5 6 7; do
+	# The CPUs that cycle_cpus took offline, and only those, back online.
+	for c in $(seq 1 "$last"); do
 		[ -w "$CPU/cpu$c/online" ] && echo 1 > "$CPU/cpu$c/online"
 	done
 	echo "# torture: $RUN s on $(nproc) CPUs:" \
