@@ -38,11 +38,15 @@ mk -s tinyconfig >/dev/null
 "$SRC/scripts/kconfig/merge_config.sh" -m -O "$BUILD_X86" \
 	"$BUILD_X86/.config" $frags >/dev/null
 mk -s olddefconfig >/dev/null
-# Every option of the fragment must have made it through the dependencies.
+# Every option of the fragments must have made it through the
+# dependencies, those they turn off included.
 bad=0
 while read -r opt; do
 	grep -qx "$opt" "$BUILD_X86/.config" || { echo "missing: $opt" >&2; bad=1; }
 done < <(grep -h '^CONFIG_' $frags)
+while read -r opt; do
+	! grep -qE "^$opt=" "$BUILD_X86/.config" || { echo "still set: $opt" >&2; bad=1; }
+done < <(sed -n 's/^# \(CONFIG_[A-Z0-9_]*\) is not set$/\1/p' $frags)
 [ $bad -eq 0 ] || die "$name: config fragment not satisfied"
 
 step "building $name and modules (-j$JOBS; a few minutes the first time)"

@@ -76,6 +76,26 @@ if ! "$HARNESS/tree.sh" > "$LOGS/tree.log" 2>&1; then
 fi
 set_paths
 
+# kill_tree PID: a process and all its descendants.
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do kill_tree "$c"; done
+	kill "$1" 2>/dev/null
+}
+# Started now, beside the checks of step 1: the debug kernel's build
+# (both cores; step 2 waits for it) and the tests on Debian's kernels
+# (their packages' download, the modules' builds and one VM on one host
+# thread; reported in step 5, and done before the VM of step 2 boots:
+# one VM at a time).
+"$HARNESS/build-x86.sh" debug > "$LOGS/build-debug.log" 2>&1 &
+BUILD=$!
+(for series in 6.12 6.1; do
+	"$HARNESS/stock.sh" "$series" > "$LOGS/stock-$series.log" 2>&1
+ done) &
+STOCK=$!
+BG="$BUILD $STOCK"
+trap 'for p in $BG; do kill_tree $p; done; exit 130' INT TERM
+
 step "[1/9] checkpatch --strict, kernel-doc and docutils on the sources"
 cd "$TOP"
 kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.[ch]' 'kernel/*.[ch]' 'samples/*.[ch]' \
@@ -175,7 +195,7 @@ result $? "htmldocs warnings are matched by file, not by a word of their path"
 # and 6; the bisect builds of step 9 start from its objects. `make demo` and
 # `make bench` use the plain kernel of the same sources.
 step "[2/9] KUnit, kselftests and torture in the x86_64 VM, debug kernel (first run builds it: about 9 minutes)"
-if ! "$HARNESS/build-x86.sh" debug > "$LOGS/build-debug.log" 2>&1; then
+if ! wait "$BUILD"; then
 	tail -n 40 "$LOGS/build-debug.log"
 	fail "build the x86_64 debug kernel"
 fi
@@ -185,14 +205,8 @@ fi
  echo "bisect exit $?" >> "$LOGS/bisect.log"
  JOBS=1 "$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
  echo $? > "$LOGS/kunit.rc") &
-BG=$!
-# kill_tree PID: a process and all its descendants.
-kill_tree() {
-	local c
-	for c in $(pgrep -P "$1"); do kill_tree "$c"; done
-	kill "$1" 2>/dev/null
-}
-trap 'kill_tree $BG; exit 130' INT TERM
+BG="$BG $!"
+wait "$STOCK"
 sel=$TOP/tools/testing/selftests
 # One boot of the debug kernel (harness/guest-check.sh): the KUnit suites
 # on 8 CPUs, the most the test kernel supports (NR_CPUS), so that what
@@ -299,9 +313,8 @@ else
 	cat "$LOGS/fuzz-build.log"
 	fail "build the fuzz target"
 fi
-step "[5/9] the out-of-tree modules on Debian's own kernels (6.12 and 6.1)"
+step "[5/9] the out-of-tree modules on Debian's own kernels (6.12 and 6.1; run beside steps 1 and 2)"
 for series in 6.12 6.1; do
-	"$HARNESS/stock.sh" "$series" > "$LOGS/stock-$series.log" 2>&1
 	while read -r verdict name; do
 		if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
 	done < <(grep -E '^(PASS|FAIL): ' "$LOGS/stock-$series.log")
@@ -324,7 +337,7 @@ while read -r verdict name; do
 	if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
 done < <(grep -E '^(PASS|FAIL): ' "$LOGS/first-command.log")
 grep -qE '^(PASS|FAIL): ' "$LOGS/first-command.log" || fail "first-command.sh: no results"
-wait "$BG"
+wait
 trap - INT TERM
 step "[8/9] KUnit suite in UML (in the background since step 2, after the bisect builds)"
 krc=$(cat "$LOGS/kunit.rc" 2>/dev/null || echo 1)

@@ -29,13 +29,15 @@ pkg_installed() {
 }
 
 # apt_get ARGS...: apt-get ARGS with one progress line; its output goes to
-# $KSTATS_CACHE/apt.log, and is shown only if it fails.
+# $KSTATS_CACHE/apt.log, and is shown only if it fails. One at a time: make
+# check installs Debian's kernels beside its other steps.
 apt_get() {
 	local log=$KSTATS_CACHE/apt.log
 	mkdir -p "$KSTATS_CACHE"
 	step "apt-get $*"
 	printf '\n==== %s apt-get %s\n' "$(date '+%F %T')" "$*" >> "$log"
-	if ! DEBIAN_FRONTEND=noninteractive apt-get -q "$@" >> "$log" 2>&1; then
+	if ! flock -w 1800 "$KSTATS_CACHE/.apt.lock" env DEBIAN_FRONTEND=noninteractive \
+		apt-get -q "$@" >> "$log" 2>&1; then
 		tail -n 40 "$log" >&2
 		die "apt-get $* failed; its output is in $log"
 	fi
