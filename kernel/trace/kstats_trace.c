@@ -307,6 +307,16 @@ static void kstats_trace_tp_end(void *data)
 }
 
 /*
+ * Why kprobes refused a place, for the message: -EINVAL is text they may
+ * not probe, such as __init code, freed after boot, or a function marked
+ * NOKPROBE_SYMBOL() or noinstr.
+ */
+static const char *kstats_trace_why(int ret)
+{
+	return ret == -EINVAL ? " (init code freed after boot, or text kprobes may not probe)" : "";
+}
+
+/*
  * The address of a point, found the way a kprobe finds it, and only if
  * kprobes would probe it (a function on kprobes' blacklist is refused even
  * where fprobe would take it): the probe is registered disabled, so that
@@ -324,7 +334,8 @@ static int kstats_trace_addr(struct kstats_trace *t, struct kstats_trace_point *
 
 	ret = register_kprobe(&kp);
 	if (ret) {
-		kstats_trace_err(p->sym, "%s: cannot probe %s: %d", t->name, p->sym, ret);
+		kstats_trace_err(p->sym, "%s: cannot probe %s: %d%s", t->name, p->sym, ret,
+				 kstats_trace_why(ret));
 		return ret;
 	}
 	p->addr = (unsigned long)kp.addr;
@@ -344,8 +355,8 @@ static int kstats_trace_krp_attach(struct kstats_trace *t)
 	t->krp.data_size = t->mode == KSTATS_TRACE_PCPU ? 0 : sizeof(u64);
 	ret = register_kretprobe(&t->krp);
 	if (ret) {
-		kstats_trace_err(t->start.sym, "%s: cannot put a kretprobe on %s: %d",
-				 t->name, t->start.sym, ret);
+		kstats_trace_err(t->start.sym, "%s: cannot put a kretprobe on %s: %d%s",
+				 t->name, t->start.sym, ret, kstats_trace_why(ret));
 		return ret;
 	}
 	t->start.addr = (unsigned long)t->krp.kp.addr;
@@ -447,8 +458,8 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 	p->kp.pre_handler = start ? kstats_trace_kp_start : kstats_trace_kp_end;
 	ret = register_kprobe(&p->kp);
 	if (ret) {
-		kstats_trace_err(p->sym, "%s: cannot put a kprobe at %s+%u: %d",
-				 t->name, p->sym, p->offset, ret);
+		kstats_trace_err(p->sym, "%s: cannot put a kprobe at %s+%u: %d%s",
+				 t->name, p->sym, p->offset, ret, kstats_trace_why(ret));
 		return ret;
 	}
 	p->addr = (unsigned long)p->kp.addr;

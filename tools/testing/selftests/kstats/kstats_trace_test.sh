@@ -26,9 +26,9 @@ trap 'rm -rf "$TMPD"' EXIT
 
 # fprobe: needs CONFIG_FPROBE (Debian's 6.1 has none): EOPNOTSUPP otherwise.
 if grep -q ' register_fprobe$' /proc/kallsyms; then
-	FPROBE=fprobe: FPROBE_ENOENT=ENOENT FPROBE_MODE=fprobe
+	FPROBE=fprobe: FPROBE_ENOENT=ENOENT FPROBE_EINVAL=EINVAL FPROBE_MODE=fprobe
 else
-	FPROBE="" FPROBE_ENOENT=EOPNOTSUPP FPROBE_MODE=kretprobe
+	FPROBE="" FPROBE_ENOENT=EOPNOTSUPP FPROBE_EINVAL=EOPNOTSUPP FPROBE_MODE=kretprobe
 	ktap_print_msg "no fprobe in this kernel: fprobe: forms are expected to fail"
 fi
 
@@ -117,6 +117,10 @@ check_bad() {
 	trace $FPROBE$FUNC|EEXIST
 	trace kstats_record|EPERM
 	trace exc_int3|EINVAL
+	trace start_kernel|EINVAL
+	trace pcpu:start_kernel|EINVAL
+	trace fprobe:start_kernel|$FPROBE_EINVAL
+	trace x start start_kernel end $FUNC|EINVAL
 	EOT
 	[ "$(ctl "remove $FUNC")" = OK ] || return 1
 	[ $bad -eq 0 ]
@@ -377,7 +381,11 @@ check_error_log() {
 	grep -q '] kstats_trace: error: bits 12 out of range 0\.\.8$' "$KS/error_log" &&
 		grep -qx "  Command: trace $FUNC bits 12" "$KS/error_log" &&
 		[ "$(sed -n 3p "$KS/error_log")" = \
-		  "$(printf '%*s^' $((11 + ${#FUNC} + 12)) '')" ]
+		  "$(printf '%*s^' $((11 + ${#FUNC} + 12)) '')" ] || return 1
+	# __init code, freed after boot: the reason says so.
+	why='cannot put a kretprobe on start_kernel: -22 (init code freed after boot'
+	[ "$(ctl "trace start_kernel")" = EINVAL ] &&
+		grep -qF "error: start_kernel: $why" "$KS/error_log"
 }
 ktap_test_result "error_log shows a refused command and why" check_error_log
 
