@@ -307,13 +307,16 @@ static void kstats_trace_tp_end(void *data)
 }
 
 /*
- * Why kprobes refused a place, for the message: -EINVAL is text they may
- * not probe, such as __init code, freed after boot, or a function marked
- * NOKPROBE_SYMBOL() or noinstr.
+ * Why kprobes refused a place, for the message: -EINVAL is a place they
+ * may not probe: __init code freed after boot, data, a function marked
+ * NOKPROBE_SYMBOL() or noinstr, or text reserved for jump labels, static
+ * calls or BUG().
  */
 static const char *kstats_trace_why(int ret)
 {
-	return ret == -EINVAL ? " (init code freed after boot, or text kprobes may not probe)" : "";
+	if (ret != -EINVAL)
+		return "";
+	return " (not probeable: freed __init, data, NOKPROBE/noinstr or reserved text)";
 }
 
 /*
