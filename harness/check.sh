@@ -19,6 +19,9 @@ SKIPPED=0
 pass() { PASSED=$((PASSED + 1)); echo "PASS: $*"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL: $*"; }
 skip() { SKIPPED=$((SKIPPED + 1)); echo "SKIP: $*"; }
+# verdict STATUS NAME: the line of result, for a step run in the
+# background and counted later.
+verdict() { if [ "$1" -eq 0 ]; then echo "PASS: $2"; else echo "FAIL: $2"; fi; }
 # result STATUS NAME: pass or fail NAME on a command's exit status.
 result() { if [ "$1" -eq 0 ]; then pass "$2"; else fail "$2"; fi; }
 
@@ -191,6 +194,45 @@ got=$(printf '%s\n' \
 	"$c/Documentation/dev-tools/kstats")" ]
 result $? "htmldocs warnings are matched by file, not by a word of their path"
 
+# tools_check: what step 4 tests of tools/kstats without the VM's capture,
+# run beside the VM: one PASS/FAIL line per check, the counts of the
+# tool's own tests on a TOOL_TESTS line.
+tools_check() {
+	local tk=$TOP/tools/kstats r
+	need_pkgs gnuplot-nox prometheus clang libclang-rt-14-dev
+	make -s -C "$tk" clean
+	make -s -C "$tk" > "$LOGS/tool-build.log" 2>&1
+	r=$?
+	[ $r -eq 0 ] || cat "$LOGS/tool-build.log"
+	verdict $r "tools/kstats builds with -Wall -Wextra -Werror"
+	make -s -C "$tk" bench > "$LOGS/bench-build.log" 2>&1
+	r=$?
+	[ $r -eq 0 ] || cat "$LOGS/bench-build.log"
+	verdict $r "tools/kstats/bench: kstats_record() of include/linux/kstats.h builds natively"
+	if [ -x "$tk/kstats" ]; then
+		/usr/bin/python3 "$tk/tests/test_kstats.py" "$tk/kstats" > "$LOGS/tool-tests.log" 2>&1
+		grep -v '^PASS' "$LOGS/tool-tests.log" | sed 's/^FAIL/tool test: FAIL/'
+		tail -n 1 "$LOGS/tool-tests.log" |
+			sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/TOOL_TESTS \1 \2/p'
+		rm -rf "$LOGS/install"
+		make -s -C "$tk" install DESTDIR="$LOGS/install" PREFIX=/usr &&
+			[ -x "$LOGS/install/usr/bin/kstats" ] && [ -x "$LOGS/install/usr/bin/kstats-plot" ] &&
+			[ -f "$LOGS/install/usr/share/man/man1/kstats.1" ]
+		verdict $? "tools/kstats: make install"
+	fi
+	if make -s -C "$tk" fuzz > "$LOGS/fuzz-build.log" 2>&1; then
+		rm -rf "$LOGS/corpus" && cp -r "$tk/tests/corpus" "$LOGS/corpus"
+		"$tk/fuzz_parse" -max_total_time="${FUZZ_SECONDS:-20}" "$LOGS/corpus" \
+			> "$LOGS/fuzz.log" 2>&1
+		r=$?
+		[ $r -eq 0 ] || tail -n 30 "$LOGS/fuzz.log"
+		verdict $r "libFuzzer on the input parser, ${FUZZ_SECONDS:-20} s ($(grep -oE 'Done [0-9]+ runs' "$LOGS/fuzz.log"))"
+	else
+		cat "$LOGS/fuzz-build.log"
+		echo "FAIL: build the fuzz target"
+	fi
+}
+
 # The debug kernel (KASAN, lockdep, kmemleak...) runs the VM of steps 2
 # and 6; the bisect builds of step 9 start from its objects. `make demo` and
 # `make bench` use the plain kernel of the same sources.
@@ -204,8 +246,12 @@ fi
 (JOBS=1 "$HARNESS/patches.sh" --build > "$LOGS/bisect.log" 2>&1
  echo "bisect exit $?" >> "$LOGS/bisect.log"
  JOBS=1 "$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
- echo $? > "$LOGS/kunit.rc") &
-BG="$BG $!"
+ echo $? > "$LOGS/kunit.rc"
+ echo TOOLS_BEGIN
+ tools_check
+ echo TOOLS_END) > "$LOGS/chain.log" 2>&1 &
+CHAIN=$!
+BG="$BG $CHAIN"
 wait "$STOCK"
 sel=$TOP/tools/testing/selftests
 # One boot of the debug kernel (harness/guest-check.sh): the KUnit suites
@@ -260,29 +306,23 @@ if [ -s "$LOGS/sample_kmalloc" ]; then
 else
 	fail "gnuplot: no metric captured in the VM"
 fi
-step "[4/9] tools/kstats: build, tests on generated fixtures, fuzzing, plots"
-need_pkgs gnuplot-nox prometheus clang libclang-rt-14-dev
+step "[4/9] tools/kstats: build, tests on generated fixtures, fuzzing, plots (the first run beside the VM)"
 tk=$TOP/tools/kstats
-make -s -C "$tk" clean
-make -s -C "$tk" > "$LOGS/tool-build.log" 2>&1
-r=$?
-[ $r -eq 0 ] || cat "$LOGS/tool-build.log"
-result $r "tools/kstats builds with -Wall -Wextra -Werror"
-make -s -C "$tk" bench > "$LOGS/bench-build.log" 2>&1
-r=$?
-[ $r -eq 0 ] || cat "$LOGS/bench-build.log"
-result $r "tools/kstats/bench: kstats_record() of include/linux/kstats.h builds natively"
+wait "$CHAIN"
+sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log" | grep -vE '^TOOLS_(BEGIN|END)$' |
+	grep -vE '^PASS: ' | grep -vE '^TOOL_TESTS ' || true
+while read -r verdict name; do
+	if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
+done < <(sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log" | grep -E '^(PASS|FAIL): ')
+set -- $(sed -n 's/^TOOL_TESTS \([0-9]*\) \([0-9]*\)$/\1 \2/p' "$LOGS/chain.log")
+if [ $# -eq 2 ]; then
+	PASSED=$((PASSED + $1))
+	FAILED=$((FAILED + $2))
+else
+	fail "tools/kstats tests: no results"
+fi
+grep -q '^TOOLS_END$' "$LOGS/chain.log" || fail "tools/kstats: the tests beside the VM did not finish"
 if [ -x "$tk/kstats" ]; then
-	/usr/bin/python3 "$tk/tests/test_kstats.py" "$tk/kstats" > "$LOGS/tool-tests.log" 2>&1
-	grep -v '^PASS' "$LOGS/tool-tests.log"
-	set -- $(tail -n 1 "$LOGS/tool-tests.log" | grep -oE '^[0-9]+ passed, [0-9]+ failed$' |
-		grep -oE '[0-9]+')
-	if [ $# -eq 2 ]; then
-		PASSED=$((PASSED + $1))
-		FAILED=$((FAILED + $2))
-	else
-		fail "tools/kstats tests: no results"
-	fi
 	if [ -s "$LOGS/sample_kmalloc" ]; then
 		"$tk/kstats" --json "$LOGS/sample_kmalloc" > "$LOGS/sample.json"
 		result $? "kstats reads a metric captured from the kernel"
@@ -296,22 +336,6 @@ if [ -x "$tk/kstats" ]; then
 		/usr/bin/python3 -c "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])" \
 			"$LOGS/plot.svg"
 	result $? "kstats-plot: SVG output"
-	rm -rf "$LOGS/install"
-	make -s -C "$tk" install DESTDIR="$LOGS/install" PREFIX=/usr &&
-		[ -x "$LOGS/install/usr/bin/kstats" ] && [ -x "$LOGS/install/usr/bin/kstats-plot" ] &&
-		[ -f "$LOGS/install/usr/share/man/man1/kstats.1" ]
-	result $? "tools/kstats: make install"
-fi
-if make -s -C "$tk" fuzz > "$LOGS/fuzz-build.log" 2>&1; then
-	rm -rf "$LOGS/corpus" && cp -r "$tk/tests/corpus" "$LOGS/corpus"
-	"$tk/fuzz_parse" -max_total_time="${FUZZ_SECONDS:-20}" "$LOGS/corpus" \
-		> "$LOGS/fuzz.log" 2>&1
-	r=$?
-	[ $r -eq 0 ] || tail -n 30 "$LOGS/fuzz.log"
-	result $r "libFuzzer on the input parser, ${FUZZ_SECONDS:-20} s ($(grep -oE 'Done [0-9]+ runs' "$LOGS/fuzz.log"))"
-else
-	cat "$LOGS/fuzz-build.log"
-	fail "build the fuzz target"
 fi
 step "[5/9] the out-of-tree modules on Debian's own kernels (6.12 and 6.1; run beside steps 1 and 2)"
 for series in 6.12 6.1; do
