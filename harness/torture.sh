@@ -24,7 +24,7 @@ trap 'rm -rf "$out"' EXIT
 sel=$TOP/tools/testing/selftests
 torture_files "$out" "$secs"
 # Boot, KASAN and kmemleak are slow under TCG: generous time outside
-# SECONDS, and 15 s per round of removal under load (about 10 measured).
+# SECONDS, and 15 s per round of removal under load (about 1.2 measured).
 rounds=${KSTATS_REMOVE_ROUNDS:-100}
 VM_FLAVOR=debug VM_APPEND="panic_on_warn=1" VM_TIMEOUT=$((secs + 900 + 15 * rounds)) \
 	"$HARNESS/vm.sh" run "$out/guest-torture.sh" "$sel/kstats/kstats_torture.sh" \

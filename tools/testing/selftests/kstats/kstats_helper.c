@@ -10,11 +10,22 @@
  *   kstats_helper pair N        N getpid() + getppid() pairs
  *   kstats_helper spin SECONDS  getppid() in a loop for SECONDS, at nice 19:
  *                               every CPU calls the function, and the
- *                               commands under test still get to run
+ *                               commands under test still get to run; a
+ *                               spin-wait hint after each call lets an
+ *                               emulator that runs all CPUs on one thread
+ *                               (qemu's TCG) switch CPUs there, so that
+ *                               the calls of all CPUs interleave and an
+ *                               IPI is answered at once, not at the next
+ *                               time slice; prints the calls made when
+ *                               the time is up or on SIGTERM
  *   kstats_helper write FILE STRING
  *                               one write() of STRING (with \n, \t, \0 and
  *                               \\ escapes) to FILE; prints OK or the errno
  *                               name, such as EINVAL
+ *   kstats_helper writes FILE   the same for each line of standard input
+ *                               (without its newline; open, write, close
+ *                               each time) in one process: a command and
+ *                               its result and milliseconds per line
  *   kstats_helper read FILE     read() FILE to its end; prints OK or the
  *                               errno name
  *   kstats_helper listen N SECONDS
@@ -29,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,10 +59,21 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/* The pause instruction of x86, yield of arm64: a hint, nothing else. */
+static inline void spin_hint(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("pause");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
 static int show_help(void)
 {
 	fprintf(stderr, "usage: kstats_helper getppid N | pair N | spin S\n");
-	fprintf(stderr, "       kstats_helper write FILE STR | read FILE | listen N S\n");
+	fprintf(stderr, "       kstats_helper write FILE STR | writes FILE | read FILE\n");
+	fprintf(stderr, "       kstats_helper listen N S\n");
 	return 2;
 }
 
@@ -114,6 +137,33 @@ int main(int argc, char **argv)
 			;
 		printf("%s\n", ret < 0 ? strerrorname_np(errno) : "OK");
 		close(fd);
+		return 0;
+	}
+
+	if (argc == 3 && !strcmp(argv[1], "writes")) {
+		char line[4096], buf[4096];
+		size_t len;
+		ssize_t ret;
+		double t0;
+		int fd;
+
+		while (fgets(line, sizeof(line), stdin)) {
+			line[strcspn(line, "\n")] = '\0';
+			len = unescape(line, buf);
+			t0 = now_ns();
+			fd = open(argv[2], O_WRONLY);
+			if (fd < 0) {
+				printf("%s: open: %s\n", line, strerrorname_np(errno));
+				return 1;
+			}
+			ret = write(fd, buf, len);
+			close(fd);
+			printf("%s: %s %.1f ms\n", line,
+			       ret < 0 ? strerrorname_np(errno) :
+			       ret == (ssize_t)len ? "OK" : "SHORT",
+			       (now_ns() - t0) / 1e6);
+			fflush(stdout);
+		}
 		return 0;
 	}
 
@@ -184,15 +234,26 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(argv[1], "spin")) {
 		double end = now_ns() + n * 1e9;
+		long calls = 0;
+		sigset_t term, pending;
 
 		if (setpriority(PRIO_PROCESS, 0, 19)) {
 			perror("setpriority");
 			return 1;
 		}
-
-		while (now_ns() < end)
-			for (i = 0; i < 1000; i++)
+		/* SIGTERM stays pending, and ends the loop. */
+		sigemptyset(&term);
+		sigaddset(&term, SIGTERM);
+		sigprocmask(SIG_BLOCK, &term, NULL);
+		while (now_ns() < end) {
+			for (i = 0; i < 1000; i++, calls++) {
 				syscall(SYS_getppid);
+				spin_hint();
+			}
+			if (!sigpending(&pending) && sigismember(&pending, SIGTERM))
+				break;
+		}
+		printf("calls %ld\n", calls);
 	} else {
 		return show_help();
 	}

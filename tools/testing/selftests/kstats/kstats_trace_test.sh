@@ -172,7 +172,7 @@ check_stress() {
 	dmesg -c > /dev/null
 	pids=""
 	for cpu in $(seq 0 $(($(nproc) - 1))); do
-		taskset "$(printf %x $((1 << cpu)))" "$HELPER" spin 4 &
+		taskset "$(printf %x $((1 << cpu)))" "$HELPER" spin 4 > /dev/null &
 		pids="$pids $!"
 	done
 	(end=$(($(date +%s) + 4))
@@ -363,7 +363,7 @@ fi
 # missed.
 check_irq_stack() {
 	[ "$(ctl "trace fprobe:hrtimer_interrupt")" = OK ] || return 1
-	"$HELPER" spin 1
+	"$HELPER" spin 1 > /dev/null
 	n=$(field hrtimer_interrupt samples)
 	missed=$(field hrtimer_interrupt missed)
 	[ "$(ctl "remove hrtimer_interrupt")" = OK ] || return 1
