@@ -7,10 +7,10 @@
 # entry plus exit events (fprobe_hist), two events per call like the
 # entry/return forms of kstats_trace; and an fprobe with empty handlers
 # (fprobe_empty, from kstats_bench), the floor of the fprobe: form, and
-# one whose handlers read the clock at entry and return (fprobe_clock), as
-# any timer must: the floor of a timer on an fprobe. The rounds interleave
-# the cases,
-# so that they see the same machine; the median of the rounds is printed,
+# one whose handlers read the clock at entry and return, as any timer
+# must: the floor of a timer on an fprobe, with kstats_trace's clock
+# (fprobe_clock, ktime_get_mono_fast_ns) or local_clock (fprobe_local).
+# The rounds interleave the cases, so that they see the same machine; the median of the rounds is printed,
 # and its ratio to the untraced call.
 set -eu
 H=/root/kstats_helper
@@ -19,7 +19,9 @@ CTL=/sys/kernel/debug/kstats/_control
 T=/sys/kernel/tracing
 CALLS=${CALLS:-100000}
 ROUNDS=${ROUNDS:-5}
-CASES=${CASES:-"untraced kretprobe pcpu fprobe fprobe_empty fprobe_clock kprobe_hist kretprobe_hist fprobe_hist"}
+# ns, or insn when qemu counts instructions as nanoseconds (-icount).
+UNIT=${UNIT:-ns}
+CASES=${CASES:-"untraced kretprobe pcpu fprobe fprobe_empty fprobe_clock fprobe_local kprobe_hist kretprobe_hist fprobe_hist"}
 
 modprobe kstats_trace
 modprobe kstats_bench
@@ -39,6 +41,7 @@ setup() {
 	fprobe) ctl "trace fprobe:$F" ;;
 	fprobe_empty) echo "$F" > /sys/kernel/kstats_bench/fprobe_floor ;;
 	fprobe_clock) echo "$F clock" > /sys/kernel/kstats_bench/fprobe_floor ;;
+	fprobe_local) echo "$F local" > /sys/kernel/kstats_bench/fprobe_floor ;;
 	kprobe_hist)
 		echo "p:kstats_bench $F" >> "$T/kprobe_events"
 		echo 'hist:keys=common_pid' > "$T/events/kprobes/kstats_bench/trigger"
@@ -64,7 +67,7 @@ teardown() {
 	case $1 in
 	untraced) ;;
 	kretprobe|pcpu|fprobe) ctl "remove $F" ;;
-	fprobe_empty|fprobe_clock) echo > /sys/kernel/kstats_bench/fprobe_floor ;;
+	fprobe_empty|fprobe_clock|fprobe_local) echo > /sys/kernel/kstats_bench/fprobe_floor ;;
 	kprobe_hist)
 		echo 0 > "$T/events/kprobes/kstats_bench/enable"
 		echo '!hist:keys=common_pid' > "$T/events/kprobes/kstats_bench/trigger"
@@ -84,7 +87,7 @@ teardown() {
 	esac
 }
 
-echo "bench-trace: $CALLS getppid() per case and round, $ROUNDS rounds, CPU 0"
+echo "bench-trace: $CALLS getppid() per case and round, $ROUNDS rounds, CPU 0, $UNIT per call"
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
 	for c in $CASES; do
@@ -98,13 +101,13 @@ done
 for c in $CASES; do
 	awk -v c="$c" '$1 == c { print $2 }' /tmp/bench | sort -n |
 		awk -v c="$c" '{ v[NR] = $1 } END { print c, v[int((NR + 1) / 2)] }'
-done | awk '{ c[NR] = $1; v[NR] = $2 }
+done | awk -v unit="$UNIT" '{ c[NR] = $1; v[NR] = $2 }
 	    $1 == "untraced" { base = $2 }
 	    $1 == "fprobe_empty" { floor = $2 }
 	    END {
 		# cost: ns over untraced; floor: that cost over the empty fprobe'"'"'s
 		for (i = 1; i <= NR; i++)
-			printf "case %-14s ns %8.1f ratio %5.2f cost %7.1f%s\n",
-				c[i], v[i], v[i] / base, v[i] - base,
+			printf "case %-14s %s %8.1f ratio %5.2f cost %7.1f%s\n",
+				c[i], unit, v[i], v[i] / base, v[i] - base,
 				(floor > base ? sprintf(" floor %5.2f", (v[i] - base) / (floor - base)) : "")
 	    }'

@@ -13,7 +13,8 @@
 # VM_KERNEL and VM_MODULES (a directory holding lib/modules/RELEASE) boot
 # another kernel, such as a distribution's, instead of the test kernel;
 # VM_FLAVOR=debug boots the debug kernel of `make torture`. VM_APPEND adds
-# to the kernel command line; VM_MACHINE sets qemu's machine (below).
+# to the kernel command line; VM_MACHINE sets qemu's machine (below);
+# VM_QEMU adds qemu options (words), such as "-icount shift=0".
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -141,7 +142,7 @@ step "booting the VM (${accel%%,*}, ${VM_CPUS:-4} CPUs, timeout ${timeout}s) to 
 log=$run/console.log
 set +e
 timeout -k 5 "$timeout" bash -c "$(declare -f vm_boot); kimage=$kimage; \
-	vm_boot $run/initrd $accel -display none -serial stdio -monitor none" \
+	vm_boot $run/initrd $accel -display none -serial stdio -monitor none ${VM_QEMU:-}" \
 	</dev/null 2>&1 | tr -d '\r' > "$log"
 set -e
 

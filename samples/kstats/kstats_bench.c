@@ -17,9 +17,11 @@
  *   fprobe_floor
  *             a function of the kernel image: an fprobe with empty
  *             handlers on it ("" removes it), the floor of kstats_trace's
- *             fprobe: form; "FUNC clock": handlers that read the clock at
- *             entry and return, as any timer does; not for a module's
- *             function, as nothing removes it when that module goes
+ *             fprobe: form; "FUNC clock": handlers that read
+ *             ktime_get_mono_fast_ns() at entry and return, as any timer
+ *             does; "FUNC local": the same with local_clock(); not for a
+ *             module's function, as nothing removes it when that module
+ *             goes
  *
  * Every timed iteration is recorded in the kstats metric bench_TARGET
  * (bench_clock_SOURCE for the clocks), so the whole distribution is in
@@ -920,9 +922,10 @@ static void bench_fp_exit(struct fprobe *fp, unsigned long ip, unsigned long ret
 }
 
 /*
- * The same with the two clock reads of any timer, kstats_trace's clock,
- * and the difference kept (per CPU, so that it is not dead code): what is
- * left of kstats_trace's cost beyond these is kstats' own.
+ * The same with the two clock reads of any timer, kstats_trace's clock
+ * (or local_clock()), and the difference kept (per CPU, so that it is not
+ * dead code): what is left of kstats_trace's cost beyond these is kstats'
+ * own.
  */
 static DEFINE_PER_CPU(u64, bench_fp_sink);
 
@@ -937,6 +940,19 @@ static void bench_fp_clock_exit(struct fprobe *fp, unsigned long ip,
 				unsigned long ret_ip, struct pt_regs *regs, void *data)
 {
 	this_cpu_write(bench_fp_sink, ktime_get_mono_fast_ns() - *(u64 *)data);
+}
+
+static int bench_fp_local_entry(struct fprobe *fp, unsigned long ip,
+				unsigned long ret_ip, struct pt_regs *regs, void *data)
+{
+	*(u64 *)data = local_clock();
+	return 0;
+}
+
+static void bench_fp_local_exit(struct fprobe *fp, unsigned long ip,
+				unsigned long ret_ip, struct pt_regs *regs, void *data)
+{
+	this_cpu_write(bench_fp_sink, local_clock() - *(u64 *)data);
 }
 
 static struct fprobe bench_fp;
@@ -971,12 +987,12 @@ static ssize_t fprobe_floor_store(struct kobject *kobj, struct kobj_attribute *a
 	if (strscpy(sym, buf, sizeof(sym)) < 0)
 		return -ENAMETOOLONG;
 	strreplace(sym, '\n', '\0');
-	/* "SYM clock": the handlers read the clock. */
+	/* "SYM clock" or "SYM local": the handlers read that clock. */
 	clock = strchr(sym, ' ');
 	if (clock) {
 		*clock++ = '\0';
-		if (strcmp(clock, "clock")) {
-			pr_warn("fprobe_floor: '%s': expected SYM or SYM clock\n", buf);
+		if (strcmp(clock, "clock") && strcmp(clock, "local")) {
+			pr_warn("fprobe_floor: '%s': expected SYM, SYM clock or SYM local\n", buf);
 			return -EINVAL;
 		}
 	}
@@ -985,8 +1001,15 @@ static ssize_t fprobe_floor_store(struct kobject *kobj, struct kobj_attribute *a
 	if (sym[0]) {
 		/* A struct fprobe is registered again from scratch. */
 		memset(&bench_fp, 0, sizeof(bench_fp));
-		bench_fp.entry_handler = clock ? bench_fp_clock_entry : bench_fp_entry;
-		bench_fp.exit_handler = clock ? bench_fp_clock_exit : bench_fp_exit;
+		bench_fp.entry_handler = bench_fp_entry;
+		bench_fp.exit_handler = bench_fp_exit;
+		if (clock && !strcmp(clock, "clock")) {
+			bench_fp.entry_handler = bench_fp_clock_entry;
+			bench_fp.exit_handler = bench_fp_clock_exit;
+		} else if (clock) {
+			bench_fp.entry_handler = bench_fp_local_entry;
+			bench_fp.exit_handler = bench_fp_local_exit;
+		}
 		bench_fp.entry_data_size = sizeof(u64);
 		ret = register_fprobe_syms(&bench_fp, &symp, 1);
 		if (ret)

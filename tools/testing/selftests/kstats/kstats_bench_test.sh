@@ -13,7 +13,7 @@ LOOPS=3000
 
 [ -d $B ] || modprobe kstats_bench 2>/dev/null
 [ -d $B ] || { ktap_skip_all "no kstats_bench module (CONFIG_SAMPLE_KSTATS)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 9
+ktap_set_plan 10
 
 # Routes for fib_lookup: 10.N.0.0/16 on the loopback device.
 ip link set lo up 2>/dev/null
@@ -96,6 +96,23 @@ check_subtract() {
 	echo "$out" | grep -q "overhead=[0-9]"
 }
 ktap_test_result "the clock overhead is reported and can be subtracted" check_subtract
+
+# The floors of fprobe: for make bench-trace: each kind attaches, shows its
+# function and is removed; none without CONFIG_FPROBE.
+check_fprobe_floor() {
+	for kind in "" " clock" " local"; do
+		echo "__x64_sys_getppid$kind" > $B/fprobe_floor &&
+			[ "$(cat $B/fprobe_floor)" = __x64_sys_getppid ] || return 1
+		sh -c 'echo $PPID' > /dev/null
+		echo > $B/fprobe_floor && [ -z "$(cat $B/fprobe_floor)" ] || return 1
+	done
+}
+if [ -e $B/fprobe_floor ]; then
+	ktap_test_result "fprobe_floor: an empty fprobe, or one reading either clock" \
+		check_fprobe_floor
+else
+	ktap_test_skip "fprobe_floor: no CONFIG_FPROBE"
+fi
 
 check_cost() {
 	out=$(cat $B/cost) || return 1
