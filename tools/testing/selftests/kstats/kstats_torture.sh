@@ -244,8 +244,9 @@ remove_under_load() {
 			f, add[f] / k[f], rm[f] / k[f] }' "$T/rl.out" | sort
 	calls=$(cat "$T"/spin.* | awk '{ n += $2 } END { print n + 0 }')
 	least=$(cat "$T"/spin.* | awk 'NR == 1 || $2 < m { m = $2 } END { print m + 0 }')
-	echo "# remove under load: $((n / 2)) of $((rounds * 6)) traces added and removed" \
-		"in $t s, $rounds rounds; $(nproc) CPUs calling, $calls calls, at least $least on each"
+	echo "# remove under load: $((n / 2)) of $((rounds * 6)) traces added and" \
+		"removed in $t s, $rounds rounds; $(nproc) CPUs calling, $calls calls," \
+		"at least $least on each"
 	[ "$n" -eq $((rounds * 12)) ] && [ "$least" -gt 0 ]
 }
 ktap_test_result "every form added and removed under load, ${KSTATS_REMOVE_ROUNDS:-100} rounds" \
