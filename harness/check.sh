@@ -210,13 +210,14 @@ tools_check() {
 	[ $r -eq 0 ] || cat "$LOGS/bench-build.log"
 	verdict $r "tools/kstats/bench: kstats_record() of include/linux/kstats.h builds natively"
 	if [ -x "$tk/kstats" ]; then
-		/usr/bin/python3 "$tk/tests/test_kstats.py" "$tk/kstats" > "$LOGS/tool-tests.log" 2>&1
+		make -s -C "$tk" test > "$LOGS/tool-tests.log" 2>&1
 		grep -v '^PASS' "$LOGS/tool-tests.log" | sed 's/^FAIL/tool test: FAIL/'
 		tail -n 1 "$LOGS/tool-tests.log" |
 			sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/TOOL_TESTS \1 \2/p'
 		rm -rf "$LOGS/install"
 		make -s -C "$tk" install DESTDIR="$LOGS/install" PREFIX=/usr &&
 			[ -x "$LOGS/install/usr/bin/kstats" ] && [ -x "$LOGS/install/usr/bin/kstats-plot" ] &&
+			[ -f "$LOGS/install/usr/share/man/man1/kstats-plot.1" ] &&
 			[ -f "$LOGS/install/usr/share/man/man1/kstats.1" ]
 		verdict $? "tools/kstats: make install"
 	fi
@@ -263,10 +264,11 @@ sel=$TOP/tools/testing/selftests
 KSTATS_FUZZ_COUNT=${KSTATS_FUZZ_COUNT:-1000} KSTATS_FI_ROUNDS=${KSTATS_FI_ROUNDS:-4} \
 	KSTATS_REMOVE_ROUNDS=${KSTATS_REMOVE_ROUNDS:-100} \
 	torture_files "$LOGS" "${TORTURE_SECONDS:-30}" || fail "build kstats_helper and kstats_fuzz"
+static_kstats "$LOGS" || fail "build tools/kstats static, for the VM"
 VM_CPUS=8 VM_APPEND="maxcpus=4 panic_on_warn=1" VM_FLAVOR=debug VM_TIMEOUT=1800 \
 	"$HARNESS/vm.sh" run "$HARNESS/guest-check.sh" "$sel"/kstats/*.sh \
 	"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$LOGS/guest-torture.sh" \
-	"$LOGS/kstats_helper" "$LOGS/kstats_fuzz" > "$LOGS/vm.log" 2>&1
+	"$LOGS/kstats_helper" "$LOGS/kstats_fuzz" "$LOGS/kstats" > "$LOGS/vm.log" 2>&1
 vrc=$?
 sed -n '/^KSTATS_CAPTURE_BEGIN/,/^KSTATS_CAPTURE_END/{/^KSTATS_CAPTURE/d;p}' \
 	"$LOGS/vm.log" > "$LOGS/sample_kmalloc"
@@ -329,7 +331,7 @@ if [ -x "$tk/kstats" ]; then
 	fi
 	"$tk/kstats-plot.sh" "$LOGS/sample_kmalloc" > "$LOGS/plot1.txt" 2>&1
 	result $? "kstats-plot: distribution on the terminal"
-	"$tk/kstats-plot.sh" -c -p "$LOGS/sample_kmalloc" "$tk/tests/corpus/two-slots" \
+	"$tk/kstats-plot.sh" --cdf --per-cpu "$LOGS/sample_kmalloc" "$tk/tests/corpus/two-slots" \
 		> "$LOGS/plot2.txt" 2>&1
 	result $? "kstats-plot: per-CPU CDFs of two inputs overlaid"
 	"$tk/kstats-plot.sh" -t svg -o "$LOGS/plot.svg" "$LOGS/sample_kmalloc" &&

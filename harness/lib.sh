@@ -132,6 +132,13 @@ hash_of() {
 	(for f in "$@"; do echo "$f"; cat "$f"; done) | sha256sum | cut -c1-16
 }
 
+# static_kstats DIR: tools/kstats built static in DIR/kstats, for the VM's
+# busybox, where kstats_tool_test.sh runs it.
+static_kstats() {
+	gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$1/kstats" \
+		"$TOP/tools/kstats/kstats.c" "$TOP/tools/kstats/kstats_parse.c" -lm
+}
+
 # torture_files DIR SECONDS: the torture's guest files in DIR, for
 # harness/torture.sh and harness/check.sh: guest-torture.sh with its
 # settings (from the environment, defaults of `make torture`) on the first

@@ -43,10 +43,10 @@ for series in "$@"; do
 	cp "$TOP/build/module-$release"/*.ko "$mods/lib/modules/$release/extra/"
 	depmod -b "$mods" "$release"
 	gcc -static -O2 -Wall -Wextra -Werror -o "$WORK/kstats_helper" \
-		"$sel/kstats/kstats_helper.c"
+		"$sel/kstats/kstats_helper.c" && static_kstats "$WORK"
 	VM_KERNEL=/boot/vmlinuz-$release VM_MODULES=$mods \
 		"$HARNESS/vm.sh" run "$HARNESS/guest-stock.sh" "$sel"/kstats/*.sh \
 		"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
-		"$WORK/kstats_helper" || rc=1
+		"$WORK/kstats_helper" "$WORK/kstats" || rc=1
 done
 exit $rc

@@ -9,17 +9,20 @@ usage: kstats-plot [options] INPUT [INPUT_B]
 
 Plots the distribution (count against slot mean, gnuplot "u 8:6") or the
 CDF ("u 8:10") of a kstats metric. INPUT is a file, a metric name (read
-from /sys/kernel/debug/kstats/, or on HOST with -H), or - for stdin.
-With INPUT_B, the two are overlaid for an A/B comparison.
+from /sys/kernel/debug/kstats/, or on HOST with -H), or - for stdin; input
+with CPU lines only (grep CPU) is summed over its CPUs. With INPUT_B, the
+two are overlaid for an A/B comparison. The long options are those of
+kstats(1).
 
-  -c, --cdf             plot the CDF instead of the distribution
-  -p, --per-cpu         one curve per CPU (default: all CPUs, the CPUS lines)
-  -l, --live SECS       redraw every SECS seconds, reading the metric again
+      --cdf             plot the CDF instead of the distribution
+      --per-cpu         one curve per CPU (default: all CPUs, the CPUS lines)
+  -i, --interval SECS   redraw every SECS seconds, reading the metric again
   -H, --host HOST       read metric names on HOST through ssh
-  -t, --term TERM       dumb (default, ANSI colours), png or svg
+  -t, --term TERM       dumb (default; ANSI colours on a terminal), png or svg
   -o, --output FILE     the image, for png and svg
   -s, --size WxH        size: characters for dumb, pixels otherwise
       --linear          linear x axis (default: logarithmic)
+  -V, --version         the version
   -h, --help            this text
 USAGE
 }
@@ -27,14 +30,15 @@ USAGE
 cdf=0 per_cpu=0 live=0 host="" term=dumb output="" size="" logx=1
 while [ $# -gt 0 ]; do
 	case $1 in
-	-c|--cdf) cdf=1 ;;
-	-p|--per-cpu) per_cpu=1 ;;
-	-l|--live) live=$2; shift ;;
+	--cdf) cdf=1 ;;
+	--per-cpu) per_cpu=1 ;;
+	-i|--interval) live=$2; shift ;;
 	-H|--host) host=$2; shift ;;
 	-t|--term) term=$2; shift ;;
 	-o|--output) output=$2; shift ;;
 	-s|--size) size=$2; shift ;;
 	--linear) logx=0 ;;
+	-V|--version) echo "kstats-plot 0.1"; exit 0 ;;
 	-h|--help) usage; exit 0 ;;
 	-*) [ "$1" = - ] && break; usage >&2; exit 1 ;;
 	*) break ;;
@@ -43,6 +47,12 @@ while [ $# -gt 0 ]; do
 done
 [ $# -ge 1 ] && [ $# -le 2 ] || { usage >&2; exit 1; }
 command -v gnuplot >/dev/null || { echo "kstats-plot: gnuplot not found" >&2; exit 1; }
+
+# Temporary files: the gnuplot script and standard input, removed on exit.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kstats-plot.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 debugfs() {
 	awk '$3 == "debugfs" { print $2; exit }' /proc/mounts
@@ -53,9 +63,7 @@ source_of() {
 	if [ -n "$host" ]; then
 		echo "ssh $host cat /sys/kernel/debug/kstats/$1"
 	elif [ "$1" = - ]; then
-		stdin=$(mktemp)
-		cat > "$stdin"
-		echo "cat $stdin"
+		echo "cat '$tmp/stdin'"
 	elif [ -e "$1" ]; then
 		echo "cat '$1'"
 	else
@@ -66,8 +74,16 @@ source_of() {
 	fi
 }
 
+# Standard input is read once, here, not in the subshells below.
+for input in "$@"; do
+	[ "$input" = - ] && cat > "$tmp/stdin"
+done
+
 case $term in
-dumb) setterm="set terminal dumb size ${size:-120,35} ansi256" ;;
+dumb)
+	setterm="set terminal dumb size ${size:-120,35}"
+	# Colours for a terminal only, not into a pipe or a file.
+	[ -t 1 ] && setterm="$setterm ansi256" ;;
 png|svg)
 	[ -n "$output" ] || { echo "kstats-plot: -t $term needs -o FILE" >&2; exit 1; }
 	[ "$live" = 0 ] || { echo "kstats-plot: --live is for the terminal" >&2; exit 1; }
@@ -100,8 +116,25 @@ for input in "$@"; do
 			data="< $src | awk '\\\$3 == \\\"CPU\\\" && \\\$4 == $c'"
 			curve "$data" "$label CPU $c"
 		done
-	else
+	elif sh -c "$src" | grep -q '^slot .* CPUS '; then
 		curve "< $src | grep CPUS" "$label"
+	else
+		# CPU lines only: the CPUS lines they sum to, slot by slot.
+		cpus="$tmp/cpus.$(echo "$label" | tr -c 'A-Za-z0-9_\n' _).$$"
+		sh -c "$src" | awk '$3 == "CPU" { n[$2] += $6; s[$2] += $6 * $8; all += $6 }
+			END {
+				for (k in n)
+					print k, n[k], s[k]
+			}' | sort -n | awk -v all=0 '{ l[NR] = $0; all += $2 }
+			END {
+				for (i = 1; i <= NR; i++) {
+					split(l[i], f, " ")
+					cum += f[2]
+					printf "slot %d CPUS 1 count %d avg %d p %.6f\n",
+						f[1], f[2], f[2] ? f[3] / f[2] : 0, cum / all
+				}
+			}' > "$cpus"
+		curve "$cpus" "$label"
 	fi
 done
 [ -n "$plots" ] || { echo "kstats-plot: nothing to plot" >&2; exit 1; }
@@ -116,6 +149,5 @@ done
 	if [ "$live" != 0 ]; then
 		echo "while (1) { pause $live; replot }"
 	fi
-} > "${TMPDIR:-/tmp}/kstats-plot.$$.gp"
-trap 'rm -f "${TMPDIR:-/tmp}/kstats-plot.$$.gp" ${stdin:-}' EXIT
-gnuplot "${TMPDIR:-/tmp}/kstats-plot.$$.gp"
+} > "$tmp/plot.gp"
+gnuplot "$tmp/plot.gp"

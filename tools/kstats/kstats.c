@@ -5,23 +5,29 @@
  * Reads the text of /sys/kernel/debug/kstats/NAME (a path, a metric name
  * or - for stdin) and prints percentiles with their error bounds, the
  * histogram, JSON, CSV or OpenMetrics; follows a live metric; subtracts
- * two snapshots; compares two distributions. See kstats(1).
+ * two snapshots; compares two distributions; times a kernel function
+ * for the length of a command (kstats trace). See kstats(1).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kstats_parse.h"
 
 #define MAX_PCTS 32
+#define KSTATS_VERSION "0.1"
 
 static const char *prog = "kstats";
 
@@ -31,10 +37,11 @@ static struct {
 	int bits;		/* --bits, or -1 */
 	long cpu;		/* --cpu, or -1 */
 	int per_cpu;
-	int human;		/* --unit ns */
+	int human;		/* --unit: 0 none, 1 ns, 2 us, 3 ms, 4 s */
 	enum { OUT_SUMMARY, OUT_HIST, OUT_JSON, OUT_CSV, OUT_OPENMETRICS } out;
 	double interval;
 	long count;		/* --count, 0 = forever */
+	int rows;		/* --rows: a line per interval */
 	const char *name;	/* for OpenMetrics */
 } opt = { .bits = -1, .cpu = -1 };
 
@@ -45,6 +52,9 @@ static void show_help(FILE *f)
 "       kstats [options] --interval SECS INPUT  follow a live metric\n"
 "       kstats [options] --diff OLD NEW     what happened between two snapshots\n"
 "       kstats [options] --compare A B      compare two distributions\n"
+"       kstats trace [pcpu:|fprobe:]FUNC [options] [-d SECS | -- COMMAND...]\n"
+"                                          time FUNC while COMMAND runs, for\n"
+"                                          SECS, or until Ctrl-C; then summarize\n"
 "\n"
 "INPUT is a file, a metric name (looked up in kstats/ under the debugfs\n"
 "mount of /proc/mounts) or - for standard input.\n"
@@ -53,7 +63,8 @@ static void show_help(FILE *f)
 "  -b, --bits N            frac_bits of the input (default: inferred)\n"
 "      --cpu N             one CPU only\n"
 "      --per-cpu           one row per CPU\n"
-"  -u, --unit ns           print values as ns, us, ms, s\n"
+"  -u, --unit U            the values are in U (ns, us, ms or s): print them\n"
+"                          with a unit, scaled up to s\n"
 "      --hist              terminal histogram and CDF\n"
 "      --json              JSON\n"
 "      --csv               one CSV row per slot: slot,lo,hi,count,mean,cdf\n"
@@ -61,11 +72,16 @@ static void show_help(FILE *f)
 "      --name NAME         metric name for --openmetrics (default: INPUT)\n"
 "  -i, --interval SECS     print the samples of each interval, and their rate\n"
 "  -c, --count K           stop after K intervals\n"
+"      --rows              with --interval: a line per interval (count, rate,\n"
+"                          percentiles, max), as vmstat\n"
 "      --diff              subtract the first input from the second\n"
 "      --compare           compare two inputs: percentiles, KS test p-value\n"
+"  -d, --duration SECS     kstats trace: trace for SECS seconds\n"
 "  -h, --help              this text\n"
+"  -V, --version           the version\n"
 "\n"
-"Exit status: 0, 1 on a usage or system error, 2 on malformed input.\n");
+"Exit status: 0, 1 on a usage or system error, 2 on malformed input; for\n"
+"kstats trace -- COMMAND, COMMAND's status (128 + N if killed by signal N).\n");
 }
 
 static void die(int status, const char *fmt, ...)
@@ -80,29 +96,41 @@ static void die(int status, const char *fmt, ...)
 	exit(status);
 }
 
-/* A metric name: the file kstats/NAME under the debugfs mount. */
-static char *resolve(const char *input)
+/* The debugfs mount point, from /proc/mounts; NULL if not mounted. */
+static char *debugfs_dir(const char *what)
 {
 	char line[4096], dev[256], dir[2048], type[64];
-	FILE *m;
 	char *path = NULL;
+	FILE *m;
 
-	if (!strcmp(input, "-") || strchr(input, '/') || !access(input, F_OK))
-		return strdup(input);
 	m = fopen("/proc/mounts", "r");
 	if (!m)
-		die(1, "%s: no such file, and /proc/mounts cannot be read", input);
-	while (fgets(line, sizeof(line), m)) {
+		die(1, "%s: /proc/mounts cannot be read", what);
+	while (!path && fgets(line, sizeof(line), m)) {
 		if (sscanf(line, "%255s %2047s %63s", dev, dir, type) == 3 &&
 		    !strcmp(type, "debugfs")) {
-			if (asprintf(&path, "%s/kstats/%s", dir, input) < 0)
+			path = strdup(dir);
+			if (!path)
 				die(1, "out of memory");
-			break;
 		}
 	}
 	fclose(m);
-	if (!path)
+	return path;
+}
+
+/* A metric name: the file kstats/NAME under the debugfs mount. */
+static char *resolve(const char *input)
+{
+	char *dir, *path;
+
+	if (!strcmp(input, "-") || strchr(input, '/') || !access(input, F_OK))
+		return strdup(input);
+	dir = debugfs_dir(input);
+	if (!dir)
 		die(1, "%s: no such file, and debugfs is not mounted", input);
+	if (asprintf(&path, "%s/kstats/%s", dir, input) < 0)
+		die(1, "out of memory");
+	free(dir);
 	return path;
 }
 
@@ -110,20 +138,26 @@ static void load(struct ks_data *d, const char *path)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 
+	struct stat st;
+
 	if (!f)
 		die(1, "%s: %s", path, strerror(errno));
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode))
+		die(1, "%s: %s", path, strerror(EISDIR));
 	ks_data_init(d);
-	if (ks_read(d, f, path) || ks_finish(d, opt.bits))
+	if (ks_read(d, f) || ks_finish(d, opt.bits))
 		die(2, "%s: %s", path, d->err);
 	if (f != stdin)
 		fclose(f);
 }
 
-/* Numbers: plain, or with a time unit for --unit ns. */
+static const char * const unit_names[] = { "ns", "us", "ms", "s" };
+
+/* Numbers: plain, or with a time unit from that of --unit upwards. */
 static const char *fmt_val(char *buf, size_t n, double v)
 {
-	static const char * const units[] = { "ns", "us", "ms", "s" };
-	int u = 0;
+	const char * const *units = unit_names;
+	int u = opt.human - 1;
 
 	if (!opt.human) {
 		snprintf(buf, n, "%.0f", v);
@@ -516,10 +550,16 @@ static void print_hist(const struct ks_hist *h)
 static const struct ks_hist *selected(const struct ks_data *d)
 {
 	static const struct ks_hist empty;
+	static int warned;
 
 	if (opt.cpu < 0)
 		return &d->all;
-	return (size_t)opt.cpu < d->ncpus ? &d->cpu[opt.cpu] : &empty;
+	if ((size_t)opt.cpu < d->ncpus)
+		return &d->cpu[opt.cpu];
+	if (!warned++)
+		fprintf(stderr, "%s: warning: --cpu %ld: the input has CPUs 0 to %zu only\n",
+			prog, opt.cpu, d->ncpus ? d->ncpus - 1 : 0);
+	return &empty;
 }
 
 static void output(const struct ks_data *d, const char *input)
@@ -691,35 +731,329 @@ static void parse_pcts(const char *list)
 		die(1, "-p: no percentile");
 }
 
+/* 1 if @new is a later snapshot of @old: no slot of any CPU has fewer. */
+static int later(const struct ks_data *old, const struct ks_data *new)
+{
+	size_t c, s;
+
+	if (old->bits != new->bits || old->ncpus > new->ncpus)
+		return 0;
+	for (c = 0; c < old->ncpus; c++)
+		for (s = 0; s < old->cpu[c].nslots; s++)
+			if (old->cpu[c].count[s] &&
+			    (s >= new->cpu[c].nslots ||
+			     new->cpu[c].count[s] < old->cpu[c].count[s]))
+				return 0;
+	return 1;
+}
+
+static double now_s(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One interval of --interval, as --rows, --json (a JSON line) or else. */
+static void follow_print(const struct ks_data *d, long i, double secs, int reset)
+{
+	char x[32];
+	struct stats st;
+	int k;
+
+	compute(selected(d), d->bits, &st);
+	if (opt.rows) {
+		if (i == 1) {
+			printf("%8s %10s %10s", "interval", "count", "rate/s");
+			for (k = 0; k < opt.npct; k++)
+				printf(" %10s%s", "p", pct_name(x, sizeof(x), opt.pct[k]));
+			printf(" %11s\n", "max");
+		}
+		printf("%8ld %10llu %10.1f", i, (unsigned long long)st.n, st.n / secs);
+		for (k = 0; k < opt.npct; k++)
+			printf(" %11s", st.n ? fmt_val(x, sizeof(x), st.pct[k].value) : "-");
+		printf(" %11s%s\n",
+		       st.n ? fmt_val(x, sizeof(x), slot_mean(selected(d), st.last)) : "-",
+		       reset ? "  (reset)" : "");
+	} else if (opt.out == OUT_JSON) {
+		printf("{\"interval\":%ld,\"time\":%.3f,\"seconds\":%.3f",
+		       i, now_s(CLOCK_REALTIME), secs);
+		printf(",\"rate\":%.1f,\"reset\":%s,\"stats\":", st.n / secs,
+		       reset ? "true" : "false");
+		json_stats(d, selected(d), 1);
+		printf("}\n");
+	} else {
+		printf("interval %ld seconds %.3f rate %.1f/s%s\n", i, secs, st.n / secs,
+		       reset ? " (after a reset)" : "");
+		output(d, "interval");
+	}
+	fflush(stdout);
+}
+
+/* 0, or the errno that kept @path from being opened. */
+static int try_load(struct ks_data *d, const char *path)
+{
+	if (access(path, R_OK))
+		return errno;
+	load(d, path);
+	return 0;
+}
+
+/*
+ * --interval: the samples of each interval, the difference of two
+ * snapshots over the time measured between them. A snapshot with fewer
+ * samples than the one before (a reset, or a remove and a new trace)
+ * starts again from it, and is said to; a metric that is gone is waited
+ * for.
+ */
 static void follow(const char *input)
 {
-	struct ks_data prev, cur;
 	struct timespec ts = { (time_t)opt.interval,
 			       (long)((opt.interval - (time_t)opt.interval) * 1e9) };
 	char *path = resolve(input);
-	long i;
+	struct ks_data prev, cur;
+	double t0, t;
+	long i = 0;
+	int err, gone = 0, reset;
 
 	load(&prev, path);
-	for (i = 0; !opt.count || i < opt.count; i++) {
-		struct stats st;
-
+	t0 = now_s(CLOCK_MONOTONIC);
+	while (!opt.count || i < opt.count) {
 		nanosleep(&ts, NULL);
-		load(&cur, path);
+		err = try_load(&cur, path);
+		if (err) {
+			if (!gone++)
+				fprintf(stderr, "%s: %s: %s; waiting for it\n", prog, path,
+					strerror(err));
+			continue;
+		}
+		t = now_s(CLOCK_MONOTONIC);
+		reset = gone || !later(&prev, &cur);
+		if (reset) {
+			fprintf(stderr, "%s: %s: %s; counting from it again\n", prog, path,
+				gone ? "back" : "reset");
+			/* The interval is what the new snapshot holds. */
+			ks_data_free(&prev);
+			ks_data_init(&prev);
+			prev.bits = cur.bits;
+		}
+		gone = 0;
 		diff(&prev, &cur, path);
-		compute(selected(&prev), prev.bits, &st);
-		printf("interval %ld rate %.1f/s\n", i + 1, st.n / opt.interval);
-		output(&prev, input);
-		fflush(stdout);
+		follow_print(&prev, ++i, t - t0, reset);
 		ks_data_free(&prev);
 		prev = cur;
+		t0 = t;
 	}
 	ks_data_free(&prev);
 	free(path);
 }
 
+/*
+ * kstats trace: one trace added through kstats/_control, and removed on
+ * every way out once added (exit() runs trace_cleanup(); the signals that
+ * end a trace are blocked and waited for, never delivered).
+ */
+static struct {
+	char *control;		/* kstats/_control */
+	char *dir;		/* kstats/ */
+	const char *name;	/* the metric: FUNC without its prefix */
+	int added;		/* ours, and not yet removed */
+} tr;
+
+/*
+ * One command to _control: 0, or the errno of the write (the kernel
+ * refused the command), or of the open if *@opened is cleared.
+ */
+static int trace_write(const char *cmd, int *opened)
+{
+	int fd = open(tr.control, O_WRONLY), err = 0;
+
+	*opened = fd >= 0;
+	if (fd < 0)
+		return errno;
+	if (write(fd, cmd, strlen(cmd)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* The last entry of kstats/error_log (3 lines), on stderr. */
+static void trace_show_error(void)
+{
+	char line[512], last[3][512] = { "", "", "" }, *path;
+	int n = 0, i;
+	FILE *f;
+
+	if (asprintf(&path, "%s/error_log", tr.dir) < 0)
+		return;
+	f = fopen(path, "r");
+	free(path);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		snprintf(last[n++ % 3], sizeof(last[0]), "%s", line);
+	fclose(f);
+	for (i = n > 3 ? n - 3 : 0; i < n; i++)
+		fputs(last[i % 3], stderr);
+}
+
+static void trace_cleanup(void)
+{
+	int err, opened;
+	char *cmd;
+
+	if (!tr.added)
+		return;
+	tr.added = 0;
+	if (asprintf(&cmd, "remove %s", tr.name) < 0)
+		return;
+	err = trace_write(cmd, &opened);
+	if (err)
+		fprintf(stderr, "%s: %s: %s\n", prog, cmd, strerror(err));
+	free(cmd);
+}
+
+/* Why _control cannot be written, and what to do about it. */
+static void trace_cannot(int err)
+{
+	char level[128] = "";
+	FILE *f;
+
+	if (err == ENOENT)
+		die(1, "trace: no %s: modprobe kstats_trace (or CONFIG_KSTATS_TRACE=y)",
+		    tr.control);
+	f = fopen("/sys/kernel/security/lockdown", "r");
+	if (f) {
+		if (!fgets(level, sizeof(level), f))
+			level[0] = '\0';
+		fclose(f);
+	}
+	if (err == EPERM && level[0] && !strstr(level, "[none]"))
+		die(1, "trace: %s: %s: kernel lockdown (%.*s) closes debugfs to writes",
+		    tr.control, strerror(err), (int)strcspn(level, "\n"), level);
+	die(1, "trace: %s: %s", tr.control, strerror(err));
+}
+
+/* Waits for one of @set, @secs seconds at most if > 0; 0 on timeout. */
+static int trace_wait(const sigset_t *set, double secs)
+{
+	struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
+	int sig;
+
+	do
+		sig = secs > 0 ? sigtimedwait(set, NULL, &ts) : sigwaitinfo(set, NULL);
+	while (sig < 0 && errno == EINTR);
+	return sig < 0 ? 0 : sig;
+}
+
+/* kstats trace SPEC [-- COMMAND...]: @argv is the command, if @argc. */
+static int trace_main(const char *spec, int argc, char **argv, double secs)
+{
+	char *cmd, *metric, *debugfs;
+	int err, sig, opened, status = 0, ret = 0;
+	sigset_t set;
+	pid_t child = 0;
+	struct ks_data d;
+
+	tr.name = strchr(spec, ':') ? strchr(spec, ':') + 1 : spec;
+	if (*spec == '-')
+		die(1, "trace: the function comes first: kstats trace FUNC [options] [-- CMD...]");
+	if (!*tr.name)
+		die(1, "trace: '%s' is not a function", spec);
+	if (geteuid())
+		die(1, "trace: needs root, to write to debugfs (kstats/_control)");
+	debugfs = debugfs_dir("trace");
+	if (!debugfs)
+		die(1, "trace: debugfs is not mounted: mount -t debugfs none /sys/kernel/debug");
+	if (asprintf(&tr.dir, "%s/kstats", debugfs) < 0 ||
+	    asprintf(&tr.control, "%s/_control", tr.dir) < 0 ||
+	    asprintf(&metric, "%s/%s", tr.dir, tr.name) < 0 ||
+	    asprintf(&cmd, "trace %s bits %d", spec, opt.bits < 0 ? 3 : opt.bits) < 0)
+		die(1, "out of memory");
+	free(debugfs);
+	if (access(tr.control, F_OK))
+		trace_cannot(errno);
+
+	/*
+	 * From here on, these end the trace, when this process asks. Their
+	 * action is the default, also when a shell started this in the
+	 * background with SIGINT ignored: an ignored signal is discarded even
+	 * while blocked, and could not end the trace; an ignored SIGCHLD
+	 * would also reap the command unseen. SIGHUP stays ignored under
+	 * nohup.
+	 */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	atexit(trace_cleanup);
+	err = trace_write(cmd, &opened);
+	if (!opened)
+		trace_cannot(err);
+	if (err == EEXIST)
+		die(1, "trace: %s is traced already, or its name is in use; not touching it",
+		    tr.name);
+	if (err) {
+		trace_show_error();
+		die(1, "trace: '%s': %s", cmd, strerror(err));
+	}
+	tr.added = 1;
+	free(cmd);
+
+	if (argc) {
+		fflush(NULL);
+		child = fork();
+		if (child < 0)
+			die(1, "trace: fork: %s", strerror(errno));
+		if (!child) {
+			sigprocmask(SIG_UNBLOCK, &set, NULL);
+			execvp(argv[0], argv);
+			fprintf(stderr, "%s: trace: cannot run %s: %s\n", prog, argv[0],
+				strerror(errno));
+			_exit(127);
+		}
+		/* Until the command ends; a signal to us is passed on to it. */
+		while ((sig = trace_wait(&set, 0)) != SIGCHLD)
+			if (sig)
+				kill(child, sig);
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(status))
+			ret = WEXITSTATUS(status);
+		else if (WIFSIGNALED(status))
+			ret = 128 + WTERMSIG(status);
+		if (ret)
+			fprintf(stderr, "%s: trace: %s %s %d\n", prog, argv[0],
+				WIFSIGNALED(status) ? "killed by signal" : "exited with status",
+				WIFSIGNALED(status) ? WTERMSIG(status) : ret);
+	} else {
+		if (secs > 0)
+			fprintf(stderr, "Tracing %s for %g s, Ctrl-C to end sooner.\n",
+				tr.name, secs);
+		else
+			fprintf(stderr, "Tracing %s, Ctrl-C to end.\n", tr.name);
+		sigdelset(&set, SIGCHLD);
+		trace_wait(&set, secs);
+	}
+
+	load(&d, metric);
+	trace_cleanup();
+	output(&d, tr.name);
+	ks_data_free(&d);
+	free(metric);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
-	enum { O_CPU = 256, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM, O_NAME, O_DIFF, O_CMP };
+	enum { O_CPU = 256, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM, O_NAME, O_DIFF, O_CMP,
+	       O_ROWS };
 	static const struct option lopts[] = {
 		{ "percentiles", required_argument, NULL, 'p' },
 		{ "bits", required_argument, NULL, 'b' },
@@ -733,16 +1067,43 @@ int main(int argc, char **argv)
 		{ "name", required_argument, NULL, O_NAME },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'c' },
+		{ "rows", no_argument, NULL, O_ROWS },
 		{ "diff", no_argument, NULL, O_DIFF },
 		{ "compare", no_argument, NULL, O_CMP },
+		{ "duration", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ }
 	};
-	int c, mode_diff = 0, mode_cmp = 0;
+	int c, mode_diff = 0, mode_cmp = 0, trace = 0;
+	const char *spec = NULL;
+	double secs = 0;
 	char *end;
 
 	parse_pcts("50,90,95,99,99.9");
-	while ((c = getopt_long(argc, argv, "p:b:u:i:c:h", lopts, NULL)) != -1) {
+	/*
+	 * kstats trace FUNC [options] [--] [COMMAND...]: FUNC stands for
+	 * argv[0], and the options end at the command.
+	 */
+	if (argc > 1 && !strcmp(argv[1], "trace")) {
+		char *name = argv[0];
+
+		if (argc < 3) {
+			show_help(stderr);
+			return 1;
+		}
+		trace = 1;
+		spec = argv[2];
+		argc -= 2;
+		argv += 2;
+		argv[0] = name;
+	}
+	while ((c = getopt_long(argc, argv, trace ? "+p:b:u:d:hV" : "p:b:u:i:c:hV",
+				lopts, NULL)) != -1) {
+		if (trace && (c == 'i' || c == 'c' || c == O_DIFF || c == O_CMP))
+			die(1, "trace: --interval, --count, --diff and --compare do not apply");
+		if (!trace && c == 'd')
+			die(1, "--duration: only for kstats trace");
 		switch (c) {
 		case 'p':
 			parse_pcts(optarg);
@@ -761,10 +1122,15 @@ int main(int argc, char **argv)
 			opt.per_cpu = 1;
 			break;
 		case 'u':
-			if (strcmp(optarg, "ns"))
-				die(1, "--unit: only ns is known");
-			opt.human = 1;
+			for (opt.human = 4; opt.human; opt.human--)
+				if (!strcmp(optarg, unit_names[opt.human - 1]))
+					break;
+			if (!opt.human)
+				die(1, "--unit: '%s' is not ns, us, ms or s", optarg);
 			break;
+		case 'V':
+			printf("kstats %s\n", KSTATS_VERSION);
+			return 0;
 		case O_HIST:
 			opt.out = OUT_HIST;
 			break;
@@ -791,6 +1157,15 @@ int main(int argc, char **argv)
 			if (*end || end == optarg || opt.count <= 0)
 				die(1, "--count: '%s' is not a positive number", optarg);
 			break;
+		case 'd':
+			secs = strtod(optarg, &end);
+			if (*end || end == optarg || !(secs > 0))
+				die(1, "--duration: '%s' is not a positive number of seconds",
+				    optarg);
+			break;
+		case O_ROWS:
+			opt.rows = 1;
+			break;
 		case O_DIFF:
 			mode_diff = 1;
 			break;
@@ -808,6 +1183,11 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
+	if (trace) {
+		if (argc && secs > 0)
+			die(1, "trace: either --duration or a command, not both");
+		return trace_main(spec, argc, argv, secs);
+	}
 	if (mode_diff || mode_cmp) {
 		struct ks_data a, b;
 		char *pa, *pb;

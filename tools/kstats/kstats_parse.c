@@ -149,8 +149,8 @@ int ks_parse_line(struct ks_data *d, const char *line, size_t len,
 	for (t = strtok_r(buf, " \t\r", &save); t && n <= KS_FIELDS;
 	     t = strtok_r(NULL, " \t\r", &save))
 		tok[n++] = t;
-	if (n == 0)
-		return 0;	/* blank line */
+	if (n == 0 || tok[0][0] == '#')
+		return 0;	/* blank line, or a comment */
 	if (n != KS_FIELDS || strcmp(tok[0], "slot") || strcmp(tok[4], "count") ||
 	    strcmp(tok[6], "avg") || strcmp(tok[8], "p"))
 		return ks_error(d, lineno, "%s", usage);
@@ -220,7 +220,7 @@ int ks_parse_line(struct ks_data *d, const char *line, size_t len,
 	return 0;
 }
 
-int ks_read(struct ks_data *d, FILE *f, const char *name)
+int ks_read(struct ks_data *d, FILE *f)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -238,7 +238,7 @@ int ks_read(struct ks_data *d, FILE *f, const char *name)
 		}
 	}
 	if (!ret && ferror(f)) {
-		snprintf(d->err, sizeof(d->err), "%s: read error", name);
+		snprintf(d->err, sizeof(d->err), "%s", strerror(errno));
 		ret = -1;
 	}
 	free(line);

@@ -40,7 +40,7 @@ void ks_data_free(struct ks_data *d);
 int ks_parse_line(struct ks_data *d, const char *line, size_t len,
 		  unsigned long lineno);
 /* Read a whole stream; 0, or -1 with d->err set. */
-int ks_read(struct ks_data *d, FILE *f, const char *name);
+int ks_read(struct ks_data *d, FILE *f);
 /* Settle frac_bits (forced >= 0 or inferred); 0, or -1 with d->err set. */
 int ks_finish(struct ks_data *d, int forced_bits);
 

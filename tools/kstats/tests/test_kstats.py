@@ -13,6 +13,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -38,9 +39,9 @@ def check(name, ok, detail=''):
         print('FAIL: %s %s' % (name, detail))
 
 
-def run(args, stdin=None):
-    p = subprocess.run([KSTATS] + args, input=stdin, capture_output=True,
-                       text=True, check=False)
+def run(args, stdin=None, raw=False):
+    p = subprocess.run(args if raw else [KSTATS] + args, input=stdin,
+                       capture_output=True, text=True, check=False)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -246,8 +247,60 @@ def test_diff_interval(rng):
     t.start()
     rc, out, err = run(['--interval', '1', '--count', '1', live])
     t.join()
-    check('interval: the samples of the interval and their rate',
-          rc == 0 and 'count   700' in out and 'rate 700.0/s' in out, out + err)
+    m = re.search(r'^interval 1 seconds ([0-9.]+) rate ([0-9.]+)/s$', out, re.M)
+    check('interval: the samples of the interval, their rate over the measured time',
+          rc == 0 and 'count   700' in out and m and 1.0 <= float(m.group(1)) < 1.5 and
+          abs(float(m.group(2)) * float(m.group(1)) / 700 - 1) < 0.01, out + err)
+
+    def follow(args, steps, count=None):
+        """kstats ARGS on 'live', rewritten to each of STEPS (None:
+        removed) 0.3 s into each 0.5 s interval, for COUNT intervals
+        (default: one per step)."""
+        with open(live, 'w', encoding='ascii') as f:
+            f.write(gen.render({0: values[:1000]}, 3))
+
+        def change():
+            for i, text in enumerate(steps):
+                time.sleep(0.3 if i == 0 else 0.5)
+                if text is None:
+                    os.unlink(live)
+                    continue
+                with open(live + '.tmp', 'w', encoding='ascii') as f:
+                    f.write(text)
+                os.rename(live + '.tmp', live)
+        th = threading.Thread(target=change)
+        th.start()
+        r = run(args + ['--interval', '0.5', '--count', str(count or len(steps)), live])
+        th.join()
+        return r
+
+    # A reset (fewer samples), then growth again: reported, and followed.
+    rc, out, err = follow(['--rows'], [gen.render({0: values[:200]}, 3),
+                                       gen.render({0: values[:500]}, 3)])
+    rows = out.splitlines()
+    check('interval --rows: a header, a line per interval, a reset said and followed',
+          rc == 0 and len(rows) == 3 and rows[0].split()[:3] == ['interval', 'count', 'rate/s'] and
+          rows[1].split()[1] == '200' and rows[1].endswith('(reset)') and
+          rows[2].split()[1] == '300' and 'reset; counting from it again' in err, out + err)
+    # Removed, then back: waited for.
+    rc, out, err = follow(['--rows'], [None, gen.render({0: values[:100]}, 3),
+                                       gen.render({0: values[:150]}, 3)], 2)
+    rows = out.splitlines()
+    check('interval: a metric that goes is waited for, and followed when back',
+          rc == 0 and 'waiting for it' in err and 'back; counting from it again' in err and
+          [r.split()[1] for r in rows[1:]] == ['100', '50'], out + err)
+    # JSON Lines, each with its time and interval.
+    rc, out, err = follow(['--json'], [gen.render({0: values[:1100]}, 3),
+                                       gen.render({0: values[:1400]}, 3)])
+    try:
+        recs = [json.loads(line) for line in out.splitlines()]
+    except ValueError:
+        recs = []
+    check('interval --json: JSON Lines with interval, time, seconds, rate, stats',
+          rc == 0 and len(recs) == 2 and [r['stats']['count'] for r in recs] == [100, 300] and
+          all(abs(r['time'] - time.time()) < 60 and 0.4 < r['seconds'] < 1 and
+              abs(r['rate'] * r['seconds'] / r['stats']['count'] - 1) < 0.01 and
+              r['reset'] is False for r in recs), out + err)
 
 
 def test_malformed():
@@ -303,6 +356,83 @@ def test_misc(rng):
     check('--help', rc == 0 and 'usage: kstats' in out)
     rc, _, err = run(['no_such_metric_name'])
     check('unknown metric name -> exit 1', rc == 1 and 'no_such_metric_name' in err, err)
+    for unit, expect in (('ns', ' us'), ('us', ' ms'), ('ms', ' s'), ('s', ' s')):
+        rc, out, err = run(['-u', unit, path])
+        mean = [r for r in out.splitlines() if r.startswith('mean')]
+        check('-u %s: values read as %s, printed scaled' % (unit, unit),
+              rc == 0 and mean and mean[0].endswith(expect), out + err)
+    rc, _, err = run(['-u', 'parsecs', path])
+    check('-u parsecs -> exit 1', rc == 1 and "'parsecs' is not ns, us, ms or s" in err, err)
+    rc, out, _ = run(['--version'])
+    check('--version', rc == 0 and re.match(r'^kstats \d+\.\d+', out), out)
+    text = open(path).read()
+    rc, out, err = run(['--json', '-'], stdin='# a comment\n' + text.replace('\n', '\n# more\n', 1))
+    check('# comment lines are skipped', rc == 0 and json.loads(out)['count'] == 2010, out + err)
+    rc, _, err = run([TMP])
+    check('a directory: exit 1, Is a directory, once',
+          rc == 1 and err.count('Is a directory') == 1 and err.count(TMP) == 1, err)
+    rc, out, err = run(['--cpu', '99', '--json', path])
+    check('--cpu 99 on CPUs 0..3: a warning, no samples',
+          rc == 0 and 'CPUs 0 to 3 only' in err and json.loads(out)['count'] == 0, out + err)
+
+
+def test_trace_usage():
+    """kstats trace's usage errors; the tracing itself runs in the VM
+    (tools/testing/selftests/kstats/kstats_tool_test.sh)."""
+    rc, _, err = run(['trace'])
+    check('trace without FUNC -> exit 1, usage', rc == 1 and 'usage:' in err, err)
+    rc, _, err = run(['trace', 'f', '-d', '1', '--', 'true'])
+    check('trace: -d and a command -> exit 1', rc == 1 and 'not both' in err, err)
+    rc, _, err = run(['trace', 'f', '-d', 'x'])
+    check('trace -d x -> exit 1', rc == 1 and "'x' is not a positive" in err, err)
+    rc, _, err = run(['trace', 'f', '--interval', '1'])
+    check('trace --interval -> exit 1', rc == 1 and 'do not apply' in err, err)
+    rc, _, err = run(['trace', '-d', '1', 'f'])
+    check('trace: options before FUNC -> exit 1, FUNC first',
+          rc == 1 and 'function comes first' in err, err)
+    rc, _, err = run(['-d', '1', 'f'])
+    check('-d without trace -> exit 1', rc == 1, err)
+    if os.geteuid() == 0:
+        rc, _, err = run(['setpriv', '--reuid=65534', '--clear-groups', KSTATS,
+                          'trace', 'f', '-d', '1'], raw=True)
+    else:
+        rc, _, err = run(['trace', 'f', '-d', '1'])
+    check('trace as a user -> exit 1, needs root', rc == 1 and 'needs root' in err, err)
+
+
+def test_plot(rng):
+    """kstats-plot, next to the tool (needs gnuplot)."""
+    plot = os.path.join(os.path.dirname(KSTATS), 'kstats-plot.sh')
+    if not shutil.which('gnuplot'):
+        check('kstats-plot: gnuplot is installed', False)
+        return
+    values = [int(rng.lognormvariate(8, 1)) for _ in range(1000)]
+    text = gen.render({0: values[:600], 2: values[600:]}, 3)
+    cpu_only = ''.join(l + '\n' for l in text.splitlines() if ' CPU ' in l)
+    tmpdir = os.path.join(TMP, 'plot-tmp')
+    os.mkdir(tmpdir)
+    env = dict(os.environ, TMPDIR=tmpdir)
+
+    def plot_run(args, stdin):
+        p = subprocess.run(['sh', plot] + args, input=stdin, capture_output=True,
+                           text=True, check=False, env=env)
+        return p.returncode, p.stdout, p.stderr
+
+    rc, full, err = plot_run(['-s', '80,20', '-'], text)
+    check('kstats-plot -: plots standard input', rc == 0 and '*' in full, full + err)
+    check('kstats-plot -: no temporary file left', os.listdir(tmpdir) == [],
+          str(os.listdir(tmpdir)))
+    check('kstats-plot into a pipe: no colour codes', '\x1b[' not in full, repr(full[:200]))
+    rc, out, err = plot_run(['-s', '80,20', '-'], cpu_only)
+    check('kstats-plot: CPU lines only are summed, the same plot',
+          rc == 0 and out == full and not err, out + err)
+    rc, _, err = plot_run(['-c', '-'], text)
+    check('kstats-plot -c (no longer --cdf) -> exit 1', rc == 1 and 'usage:' in err, err)
+    rc, out, _ = plot_run(['--version'], '')
+    check('kstats-plot --version', rc == 0 and out.startswith('kstats-plot '), out)
+    man = os.path.join(os.path.dirname(KSTATS), 'kstats-plot.1')
+    check('kstats-plot has a man page', os.path.exists(man) and
+          '.SH OPTIONS' in open(man).read())
 
 
 def main():
@@ -320,6 +450,8 @@ def main():
         test_diff_interval(rng)
         test_malformed()
         test_misc(rng)
+        test_trace_usage()
+        test_plot(rng)
     finally:
         shutil.rmtree(TMP)
     print('%d passed, %d failed' % (RESULTS['passed'], RESULTS['failed']))

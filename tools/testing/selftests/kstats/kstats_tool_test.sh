@@ -1,0 +1,151 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# kstats trace, the one-shot command of tools/kstats: it adds the trace,
+# runs the command (or waits for a duration, or for a signal), prints the
+# summary and removes the trace on every way out; it never removes a trace
+# it did not add, and says why when it cannot work. KTAP output; exits 4
+# (skip) without root, debugfs, the module, the helper or the tool. The
+# tool is $KSTATS, or kstats next to this script, in tools/kstats or in
+# PATH.
+
+DIR=$(cd "$(dirname "$0")" && pwd)
+. "$DIR/kstats_lib.sh"
+
+KS=$DEBUGFS/kstats
+CTL=$KS/_control
+HELPER=$DIR/kstats_helper
+FUNC=__x64_sys_getppid
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+for k in "${KSTATS:-}" "$DIR/kstats" "$DIR/../../../kstats/kstats" "$(command -v kstats)"; do
+	[ -n "$k" ] && [ -x "$k" ] && KSTATS=$k && break
+done
+[ -x "${KSTATS:-}" ] ||
+	{ ktap_skip_all "no kstats tool (make -C tools/kstats)"; exit "$KSFT_SKIP"; }
+[ -x "$HELPER" ] || { ktap_skip_all "kstats_helper not built"; exit "$KSFT_SKIP"; }
+[ -e "$CTL" ] || modprobe kstats_trace 2>/dev/null
+[ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
+grep -q " $FUNC\$" /proc/kallsyms ||
+	{ ktap_skip_all "no $FUNC in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
+ktap_set_plan 11
+
+# Nothing of NAME is left: no trace listed, no metric.
+gone() { ! grep -q "^name $1 " "$CTL" && [ ! -e "$KS/$1" ]; }
+# run ARGS...: the tool, its output in $T/out and $T/err, its status in rc.
+run() { "$KSTATS" "$@" > "$T/out" 2> "$T/err"; rc=$?; }
+show() { sed 's/^/# /' "$T/err" "$T/out" | head -n 20; }
+
+# The command's calls, exactly, in each form (the helper stays on one CPU).
+check_form() {
+	run trace "$1$FUNC" -- "$HELPER" getppid 1000
+	[ $rc -eq 0 ] && grep -qE '^ *count +1000$' "$T/out" && gone $FUNC || { show; return 1; }
+}
+ktap_test_result "trace FUNC -- COMMAND: the command's 1000 calls, then no trace" check_form ""
+ktap_test_result "trace pcpu:FUNC -- COMMAND: the same" check_form pcpu:
+if grep -q ' register_fprobe$' /proc/kallsyms; then
+	ktap_test_result "trace fprobe:FUNC -- COMMAND: the same" check_form fprobe:
+else
+	check_no_fprobe() {
+		run trace fprobe:$FUNC -d 1
+		[ $rc -eq 1 ] && grep -q 'Operation not supported' "$T/err" && gone $FUNC ||
+			{ show; return 1; }
+	}
+	ktap_test_result "trace fprobe:FUNC without fprobe: an error, no trace" check_no_fprobe
+fi
+
+# The output options apply.
+check_json() {
+	run trace "$FUNC" --json -b 5 -- "$HELPER" getppid 100
+	[ $rc -eq 0 ] && grep -q '^{"count":100,.*"bits":5,' "$T/out" && gone $FUNC ||
+		{ show; return 1; }
+}
+ktap_test_result "--json and -b apply to the trace's summary" check_json
+
+# A failing command: its status, the summary, no trace. The shell itself
+# may call getppid() once, for $PPID.
+check_fail() {
+	run trace "$FUNC" -- sh -c "$HELPER getppid 10; exit 3"
+	[ $rc -eq 3 ] && grep -q 'exited with status 3' "$T/err" &&
+		grep -qE '^ *count +1[01]$' "$T/out" && gone $FUNC || { show; return 1; }
+}
+ktap_test_result "a command that fails: its status, the summary, no trace" check_fail
+
+check_noexec() {
+	run trace "$FUNC" -- /nonexistent/command
+	[ $rc -eq 127 ] && grep -q 'cannot run /nonexistent/command' "$T/err" &&
+		gone $FUNC || { show; return 1; }
+}
+ktap_test_result "a command that cannot run: 127, no trace" check_noexec
+
+# Ctrl-C (SIGINT) while it waits, SIGTERM while a command runs.
+check_sigint() {
+	"$KSTATS" trace "$FUNC" > "$T/out" 2> "$T/err" &
+	pid=$!
+	i=0
+	until grep -q "^name $FUNC " "$CTL" || [ $i -ge 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	"$HELPER" getppid 50 > /dev/null
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	[ $rc -eq 0 ] && grep -q 'Ctrl-C to end' "$T/err" &&
+		grep -qE '^ *count +[0-9]+$' "$T/out" &&
+		gone $FUNC || { show; return 1; }
+}
+ktap_test_result "Ctrl-C ends the trace: the summary, no trace" check_sigint
+
+check_sigterm() {
+	"$KSTATS" trace "$FUNC" -- sleep 60 > "$T/out" 2> "$T/err" &
+	pid=$!
+	i=0
+	until grep -q "^name $FUNC " "$CTL" || [ $i -ge 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	# SIGTERM is passed to the command, whose status is then 128 + 15.
+	[ $rc -eq 143 ] && grep -q 'killed by signal 15' "$T/err" && gone $FUNC ||
+		{ show; return 1; }
+}
+ktap_test_result "SIGTERM goes to the command: 143, the summary, no trace" check_sigterm
+
+check_duration() {
+	run trace "$FUNC" -d 0.5
+	[ $rc -eq 0 ] && grep -qE '^ *count +[0-9]+$' "$T/out" && gone $FUNC || { show; return 1; }
+}
+ktap_test_result "-d SECS: the summary after SECS, no trace" check_duration
+
+# A trace it did not add stays, whatever happens.
+check_not_ours() {
+	[ "$("$HELPER" write "$CTL" "trace $FUNC")" = OK ] || return 1
+	run trace "$FUNC" -d 0.1
+	r=$rc
+	"$HELPER" getppid 10 > /dev/null
+	n=$(awk '$3 == "CPUS" { n += $6 } END { print n + 0 }' "$KS/$FUNC")
+	[ "$("$HELPER" write "$CTL" "remove $FUNC")" = OK ] || return 1
+	[ $r -eq 1 ] && grep -q 'traced already' "$T/err" && [ "$n" -eq 10 ] || { show; return 1; }
+}
+ktap_test_result "an existing trace of FUNC: an error, and that trace stays" check_not_ours
+
+# Errors say why: the kernel's reason from error_log, or what to load.
+check_errors() {
+	run trace no_such_function_kstt -d 1
+	grep -q 'kstats_trace: error:' "$T/err" && [ $rc -eq 1 ] &&
+		gone no_such_function_kstt || { show; return 1; }
+	if rmmod kstats_trace 2>/dev/null; then
+		run trace "$FUNC" -d 1
+		modprobe kstats_trace
+		[ $rc -eq 1 ] && grep -q 'modprobe kstats_trace' "$T/err" || { show; return 1; }
+	else
+		ktap_print_msg "kstats_trace is built in: its absence is not tried"
+	fi
+}
+ktap_test_result "errors say why: error_log's reason, the module to load" check_errors
+
+ktap_finished
