@@ -258,12 +258,12 @@ sel=$TOP/tools/testing/selftests
 # One boot of the debug kernel (harness/guest-check.sh): the KUnit suites
 # on 8 CPUs, the most the test kernel supports (NR_CPUS), so that what
 # depends on the CPU count holds there; then, on 4 (quicker to emulate on
-# one host thread), the kselftests and a short torture: 30 s, 1000 fuzzer
-# writes, 4 rounds of fault injection, and the 100 rounds of every form
-# removed under load of `make torture` (600 traces, about 0.2 s each).
-KSTATS_FUZZ_COUNT=${KSTATS_FUZZ_COUNT:-1000} KSTATS_FI_ROUNDS=${KSTATS_FI_ROUNDS:-4} \
+# one host thread), the kselftests and a short torture: 20 s, 1000 fuzzer
+# writes, 3 rounds of fault injection, and the 100 rounds of every form
+# removed under load of `make torture` (600 traces, about 0.25 s each).
+KSTATS_FUZZ_COUNT=${KSTATS_FUZZ_COUNT:-1000} KSTATS_FI_ROUNDS=${KSTATS_FI_ROUNDS:-3} \
 	KSTATS_REMOVE_ROUNDS=${KSTATS_REMOVE_ROUNDS:-100} \
-	torture_files "$LOGS" "${TORTURE_SECONDS:-30}" || fail "build kstats_helper and kstats_fuzz"
+	torture_files "$LOGS" "${TORTURE_SECONDS:-20}" || fail "build kstats_helper and kstats_fuzz"
 static_kstats "$LOGS" || fail "build tools/kstats static, for the VM"
 VM_CPUS=8 VM_APPEND="maxcpus=4 panic_on_warn=1" VM_FLAVOR=debug VM_TIMEOUT=1800 \
 	"$HARNESS/vm.sh" run "$HARNESS/guest-check.sh" "$sel"/kstats/*.sh \
