@@ -1018,12 +1018,17 @@ static int trace_main(const char *spec, int argc, char **argv, double secs)
 				strerror(errno));
 			_exit(127);
 		}
-		/* Until the command ends; a signal to us is passed on to it. */
-		while ((sig = trace_wait(&set, 0)) != SIGCHLD)
-			if (sig)
+		/*
+		 * Until the command ends (SIGCHLD also comes when it stops);
+		 * a signal to us is passed on to it.
+		 */
+		for (;;) {
+			sig = trace_wait(&set, 0);
+			if (sig == SIGCHLD && waitpid(child, &status, WNOHANG) == child)
+				break;
+			if (sig && sig != SIGCHLD)
 				kill(child, sig);
-		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-			;
+		}
 		if (WIFEXITED(status))
 			ret = WEXITSTATUS(status);
 		else if (WIFSIGNALED(status))
