@@ -79,15 +79,19 @@ check_noexec() {
 }
 ktap_test_result "a command that cannot run: 127, no trace" check_noexec
 
-# Ctrl-C (SIGINT) while it waits, SIGTERM while a command runs.
-check_sigint() {
-	"$KSTATS" trace "$FUNC" > "$T/out" 2> "$T/err" &
-	pid=$!
+# Ctrl-C (SIGINT) while it waits, SIGTERM while a command runs; each
+# once the trace is listed (5 s at most).
+traced() {
 	i=0
 	until grep -q "^name $FUNC " "$CTL" || [ $i -ge 50 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
+}
+check_sigint() {
+	"$KSTATS" trace "$FUNC" > "$T/out" 2> "$T/err" &
+	pid=$!
+	traced
 	"$HELPER" getppid 50 > /dev/null
 	kill -INT $pid
 	wait $pid
@@ -101,11 +105,7 @@ ktap_test_result "Ctrl-C ends the trace: the summary, no trace" check_sigint
 check_sigterm() {
 	"$KSTATS" trace "$FUNC" -- sleep 60 > "$T/out" 2> "$T/err" &
 	pid=$!
-	i=0
-	until grep -q "^name $FUNC " "$CTL" || [ $i -ge 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	traced
 	kill -TERM $pid
 	wait $pid
 	rc=$?
