@@ -230,7 +230,7 @@ SLEEPER=hrtimer_nanosleep
 check_inflight_remove() {
 	for f in $FORMS; do
 		[ "$(ctl "trace $(form $f)$SLEEPER")" = OK ] || return 1
-		sleep 3 &
+		sleep 2 &
 		pid=$!
 		sleep 1
 		[ "$(ctl "remove $SLEEPER")" = OK ] || { kill $pid; return 1; }
@@ -254,7 +254,7 @@ ktap_test_result "a trace removed with a call in flight goes at once, in every f
 check_inflight_unload() {
 	for f in $FORMS; do
 		[ "$(ctl "trace $(form $f)$SLEEPER")" = OK ] || return 1
-		sleep 4 &
+		sleep 3 &
 		pid=$!
 		sleep 1
 		rmmod kstats_trace || { kill $pid; return 1; }
