@@ -29,7 +29,9 @@ mount -t tracefs nodev "$T"
 # fprobe events find a function by the name ftrace gives its address, one
 # of the aliases there (__do_sys_getppid for __x64_sys_getppid).
 addr=$(awk -v f="$F" '$3 == f { print $1 }' /proc/kallsyms)
-FA=$(awk -v a="$addr" '$1 == a { print $2; exit }' "$T/available_filter_functions_addrs")
+FA=$(awk -v a="$addr" '$1 == a { print $3 }' /proc/kallsyms |
+	while read -r n; do grep -qx "$n" "$T/available_filter_functions" && echo "$n"; done |
+	head -n 1)
 
 ctl() { [ "$("$H" write "$CTL" "$1")" = OK ] || { echo "failed: $1"; exit 1; }; }
 

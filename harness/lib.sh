@@ -77,6 +77,14 @@ BUILD_PKGS="linux-source-6.12 build-essential flex bison bc libelf-dev libssl-de
 	kmod cpio xz-utils rsync python3 ccache"
 VM_PKGS="qemu-system-x86 busybox-static"
 
+# newest_kernel SERIES: the release of the newest linux-image-SERIES amd64
+# package apt offers (6.12: 6.12.117+deb12-amd64), or nothing.
+newest_kernel() {
+	apt-cache search --names-only "^linux-image-$1[.-].*amd64\$" 2>/dev/null |
+		awk '{ print $1 }' | grep -vE -- '-(rt|cloud|dbg)-|unsigned' |
+		sed 's/^linux-image-//' | sort -V | tail -n 1
+}
+
 # The kernel source: Debian's linux-source-6.12, keyed on its version.
 src_version() {
 	pkg_installed linux-source-6.12 || return 0

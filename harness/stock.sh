@@ -11,19 +11,13 @@ set -eu
 need_pkgs $VM_PKGS kmod
 [ $# -ge 1 ] || die "usage: $0 SERIES..."
 
-newest() {
-	apt-cache search --names-only "^linux-image-$1[.-].*amd64\$" 2>/dev/null |
-		awk '{ print $1 }' | grep -vE -- '-(rt|cloud|dbg)-|unsigned' |
-		sed 's/^linux-image-//' | sort -V | tail -n 1
-}
-
 # apt-cache search needs the package lists.
 apt_update
 set_paths
 sel=$TOP/tools/testing/selftests
 rc=0
 for series in "$@"; do
-	release=$(newest "$series")
+	release=$(newest_kernel "$series")
 	[ -n "$release" ] || die "apt offers no linux-image-$series.*-amd64"
 	step "Debian's $release: headers, image, modules"
 	need_pkgs "linux-headers-$release" "linux-image-$release"

@@ -14,7 +14,8 @@
 # another kernel, such as a distribution's, instead of the test kernel;
 # VM_FLAVOR=debug boots the debug kernel of `make torture`. VM_APPEND adds
 # to the kernel command line; VM_MACHINE sets qemu's machine (below);
-# VM_QEMU adds qemu options (words), such as "-icount shift=0".
+# VM_QEMU adds qemu options (words), such as "-icount shift=0"; VM_MEM
+# sets the guest's memory in MiB (1024).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -77,7 +78,7 @@ vm_boot() {
 	qemu-system-x86_64 -M "${VM_MACHINE:-pc}" -accel "$accel" -cpu "${VM_CPU:-max}" \
 		-global PIIX4_PM.acpi-pci-hotplug-with-bridge-support=off \
 		-global PIIX4_PM.acpi-root-pci-hotplug=off \
-		-smp "${VM_CPUS:-4}" -m 1024 -device isa-debug-exit,iobase=0xf4,iosize=4 \
+		-smp "${VM_CPUS:-4}" -m "${VM_MEM:-1024}" -device isa-debug-exit,iobase=0xf4,iosize=4 \
 		-kernel "$kimage" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 quiet tsc=reliable ${VM_APPEND:-}" -no-reboot "$@"
 }
@@ -139,11 +140,12 @@ basename "$script" > "$run/stage/etc/kstats-run"
 
 timeout=${VM_TIMEOUT:-600}
 step "booting the VM (${accel%%,*}, ${VM_CPUS:-4} CPUs, timeout ${timeout}s) to run $(basename "$script")"
+# Line-buffered, so that the console can be followed while the guest runs.
 log=$run/console.log
 set +e
 timeout -k 5 "$timeout" bash -c "$(declare -f vm_boot); kimage=$kimage; \
 	vm_boot $run/initrd $accel -display none -serial stdio -monitor none ${VM_QEMU:-}" \
-	</dev/null 2>&1 | tr -d '\r' > "$log"
+	</dev/null 2>&1 | stdbuf -oL tr -d '\r' > "$log"
 set -e
 
 # The script's output, without the kernel's boot messages.
