@@ -5,7 +5,7 @@
 
 H := harness
 
-.PHONY: help demo check module dkms patches patches-build kunit kernel bench bench-kstats bench-trace bench-tool torture kernel-debug vm-shell vm-run clean-cache
+.PHONY: help demo check module dkms patches patches-build kunit kernel bench bench-kstats bench-trace bench-tool bench-peers torture kernel-debug vm-shell vm-run clean-cache
 
 help:
 	@echo "make demo                     build, boot the VM, show the sample's distribution"
@@ -20,6 +20,8 @@ help:
 	@echo "make bench-kstats             cost of kstats_record() and clocks, VM and native"
 	@echo "make bench-trace              cost per call of each kstats_trace form, in the VM"
 	@echo "make bench-tool [LINES=N]     speed and memory of tools/kstats on N lines (1,000,000)"
+	@echo "make bench-peers              kstats against bpftrace, funclatency, perf ftrace latency"
+	@echo "                              and hist triggers, on Debian's 6.12 kernel in the VM"
 	@echo "make torture [SECONDS=60]     abuse kstats on a KASAN/lockdep/kmemleak kernel"
 	@echo "make kernel-debug             build that debug kernel"
 	@echo "make vm-shell                 interactive shell in the VM"
@@ -53,7 +55,7 @@ kernel:
 kernel-debug:
 	@$(H)/build-x86.sh debug
 
-bench: bench-kstats bench-trace bench-tool
+bench: bench-kstats bench-trace bench-tool bench-peers
 
 bench-kstats:
 	@$(H)/bench.sh
@@ -63,6 +65,9 @@ bench-trace:
 
 bench-tool:
 	@$(H)/bench-tool.sh $(LINES)
+
+bench-peers:
+	@$(H)/bench-peers.sh
 
 torture:
 	@$(H)/torture.sh $(SECONDS)

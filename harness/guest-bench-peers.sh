@@ -1,0 +1,294 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs in the VM for `make bench-peers`, on Debian's kernel: what a caller
+# of getppid() pays per call while each tool collects the latency
+# distribution of __x64_sys_getppid, the same loop of CALLS calls on CPU 0
+# for every case, the tools on CPU 1, the rounds interleaving the cases:
+#  untraced        nothing attached
+#  kstats          trace F           (kretprobe)
+#  kstats_pcpu     trace pcpu:F      (kprobe pair)
+#  kstats_fprobe   trace fprobe:F    (fprobe)
+#  bpftrace_kprobe bpftrace -c LOOP, kprobe and kretprobe,
+#                  hist(nsecs - @start[tid])
+#  bpftrace_k3     the same with hist(n, 3), where bpftrace has it
+#  bpftrace_kfunc  bpftrace, kfunc and kretfunc (fentry/fexit, BTF), on
+#                  the name ftrace lists, the one bpftrace offers
+#  funclatency     libbpf-tools' funclatency (kprobes)
+#  funclatency_fentry  the same on fentry/fexit: a line saying why not,
+#                  for the funclatency of Debian 12 has kprobes only
+#  perf_ftrace     perf ftrace latency -a -n -T F -- LOOP (function_graph; F by
+#                  the name ftrace lists, which perf needs), which reads
+#                  every call's events from trace_pipe: with a ring buffer
+#                  of PERF_BUFFER_KB per CPU, set beforehand, so that none
+#                  is lost (Debian's perf 6.1 has no -m for latency)
+#  perf_ftrace_bpf the same with -b, where perf was built with BPF skeletons
+#  fprobe_hist     fprobe events f:F and f:F%return, a synthetic event of
+#                  their time difference and a log2 hist trigger on it
+#  kprobe_hist     the same with kprobe events p:F and r:F
+# A case counts only if its tool reports exactly CALLS calls: proof that
+# it was attached to the calls measured. The peers come from the host's
+# tree, mounted read-only on /host.
+set -eu
+H=/root/kstats_helper
+F=__x64_sys_getppid
+CTL=/sys/kernel/debug/kstats/_control
+T=/sys/kernel/tracing
+R=/host
+OUT=/tmp/peers
+CALLS=${CALLS:-100000}
+ROUNDS=${ROUNDS:-3}
+# ns, or insn when qemu counts instructions as nanoseconds (-icount).
+UNIT=${UNIT:-ns}
+CASES=${CASES:-"untraced kstats kstats_pcpu kstats_fprobe bpftrace_kprobe bpftrace_k3 bpftrace_kfunc funclatency funclatency_fentry perf_ftrace perf_ftrace_bpf fprobe_hist kprobe_hist"}
+
+PERF_BUFFER_KB=${PERF_BUFFER_KB:-32768}
+
+modprobe kstats_trace
+modprobe 9pnet_virtio
+modprobe 9p
+mkdir -p $R $OUT
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroot $R
+mount -t tracefs nodev $T
+mount -t proc proc $R/proc
+mount -t sysfs sysfs $R/sys
+mount -t devtmpfs devtmpfs $R/dev
+mount -t tmpfs tmpfs $R/tmp
+mount -t tracefs nodev $R/sys/kernel/tracing
+mount -t debugfs nodev $R/sys/kernel/debug
+# In the host's tree, for the tools that run the loop themselves.
+cp $H $R/tmp/
+in_host() { chroot $R /usr/bin/env -i PATH=/usr/sbin:/usr/bin HOME=/tmp "$@"; }
+
+# The name ftrace gives F, as enabled_functions lists it and fprobe events
+# take it: one of F's aliases (__do_sys_getppid); with IBT, ftrace's
+# address is that of the call after the endbr64.
+addr=$(awk -v f="$F" '$3 == f { print $1 }' /proc/kallsyms)
+FA=$(awk -v a="$addr" '$1 == a { print $3 }' /proc/kallsyms |
+	while read -r n; do grep -qx "$n" "$T/available_filter_functions" && echo "$n"; done |
+	head -n 1)
+[ -n "$FA" ] || { echo "ftrace lists no alias of $F"; exit 1; }
+
+# "7 (expanded: 1408)" until the ring buffer is first used.
+DEFAULT_BUFFER_KB=$(sed "s/.*expanded: \([0-9]*\).*/\1/" $T/buffer_size_kb)
+
+ctl() { [ "$("$H" write "$CTL" "$1")" = OK ] || { echo "failed: $1"; exit 1; }; }
+
+# Whether a case can run here, or why not (printed once).
+why_not() {
+	case $1 in
+	bpftrace_k3)
+		in_host bpftrace -e 'BEGIN { @h = hist(1, 3); exit(); }' >/dev/null 2>&1 ||
+			echo "bpftrace $(in_host bpftrace --version | awk '{ print $2 }') has no hist(n, k)" ;;
+	bpftrace_kfunc)
+		[ -e /sys/kernel/btf/vmlinux ] || echo "no BTF in this kernel" ;;
+	funclatency_fentry)
+		echo "funclatency $(in_host dpkg-query -W -f '${Version}' libbpf-tools) attaches kprobes only" ;;
+	perf_ftrace_bpf)
+		in_host perf ftrace latency -h 2>&1 | grep -q -- --use-bpf ||
+			echo "perf $(in_host perf version | awk '{ print $3 }') was built without BPF skeletons (no -b)" ;;
+	esac
+}
+
+BT_K='kprobe:F { @start[tid] = nsecs; }
+kretprobe:F /@start[tid]/ { @ns = HIST; delete(@start[tid]); }
+END { clear(@start); }'
+BT_F='kfunc:F { @start[tid] = nsecs; }
+kretfunc:F /@start[tid]/ { @ns = HIST; delete(@start[tid]); }
+END { clear(@start); }'
+# bt SCRIPT FUNCTION HIST: a bpftrace script.
+bt() { echo "$1" | sed "s/:F /:$2 /; s/HIST/$3/"; }
+
+# hist_setup TYPE ENTRY EXIT: the kernel's latency histogram as
+# Documentation/trace/histogram.rst builds it, on probe events of TYPE.
+hist_setup() {
+	echo "kstats_peers_lat u64 lat" >> $T/synthetic_events
+	echo 'hist:keys=common_pid:ts0=common_timestamp' > "$T/events/$1/kstats_peers_entry/trigger"
+	echo "hist:keys=common_pid:lat=common_timestamp-\$ts0:onmatch($1.kstats_peers_entry).trace(kstats_peers_lat,\$lat)" \
+		> "$T/events/$1/kstats_peers_exit/trigger"
+	echo 'hist:keys=lat.log2' > $T/events/synthetic/kstats_peers_lat/trigger
+}
+hist_teardown() {
+	echo '!hist:keys=lat.log2' > $T/events/synthetic/kstats_peers_lat/trigger
+	echo "!hist:keys=common_pid:lat=common_timestamp-\$ts0:onmatch($1.kstats_peers_entry).trace(kstats_peers_lat,\$lat)" \
+		> "$T/events/$1/kstats_peers_exit/trigger"
+	echo '!hist:keys=common_pid:ts0=common_timestamp' > "$T/events/$1/kstats_peers_entry/trigger"
+	echo "!kstats_peers_lat u64 lat" >> $T/synthetic_events
+}
+
+# show FILE: a tool's output, indented, its warnings not taken for the
+# kernel's by harness/vm.sh.
+show() { sed 's/^/  | /; s/WARNING/Warning/' "$1"; }
+
+# start CASE: attach CASE's tool; a tool that keeps running is left in
+# the background (its pid in $tool), its output in $OUT/CASE. bpftrace
+# and perf run the loop themselves (loop, below).
+tool=
+start() {
+	: > "$OUT/$1"
+	if grep -q "^$FA " $T/enabled_functions; then
+		echo "$1: $FA is still traced by the case before:"
+		cat $T/enabled_functions
+		return 1
+	fi
+	case $1 in
+	untraced) ;;
+	kstats) ctl "trace $F" ;;
+	kstats_pcpu) ctl "trace pcpu:$F" ;;
+	kstats_fprobe) ctl "trace fprobe:$F" ;;
+	bpftrace_kprobe) bt "$BT_K" "$F" 'hist(nsecs - @start[tid])' > $R/tmp/bt ;;
+	bpftrace_k3) bt "$BT_K" "$F" 'hist(nsecs - @start[tid], 3)' > $R/tmp/bt ;;
+	bpftrace_kfunc) bt "$BT_F" "$FA" 'hist(nsecs - @start[tid])' > $R/tmp/bt ;;
+	fprobe_hist)
+		echo "f:kstats_peers_entry $FA" >> $T/dynamic_events
+		echo "f:kstats_peers_exit $FA%return" >> $T/dynamic_events
+		hist_setup fprobes ;;
+	kprobe_hist)
+		echo "p:kstats_peers_entry $F" >> $T/kprobe_events
+		echo "r:kstats_peers_exit $F" >> $T/kprobe_events
+		hist_setup kprobes ;;
+	esac
+	case $1 in
+	funclatency*) taskset 2 chroot $R /usr/sbin/funclatency -T "$F" > "$OUT/$1" 2>&1 & tool=$! ;;
+	*) return 0 ;;
+	esac
+	# Attached when ftrace lists the function, and a second more for the
+	# return probe; the count of calls is the proof.
+	i=0
+	until grep -q "^$FA " $T/enabled_functions; do
+		kill -0 $tool 2>/dev/null || { echo "$1 exited:"; show "$OUT/$1"; return 1; }
+		[ $i -lt 600 ] || { echo "$1: not attached after 300 s:"; show "$OUT/$1"; return 1; }
+		sleep 0.5
+		i=$((i + 1))
+	done
+	sleep 1
+}
+
+# stop CASE: detach, and print the number of calls CASE's tool counted
+# (not in a subshell: it waits for the tool); messages go to stderr.
+stop() {
+	case $1 in
+	untraced) echo "$CALLS" ;;
+	kstats*)
+		awk -v n="$F" '$1 == "name" && $2 == n {
+			for (i = 3; i < NF; i += 2) if ($i == "samples") print $(i + 1) }' $CTL
+		ctl "remove $F" ;;
+	bpftrace_*) awk '/^\[/ { sub(/^[^)]*\)/, ""); n += $1 } END { print n + 0 }' "$OUT/$1" ;;
+	perf_ftrace*)
+		awk -F'|' '!/^#/ && NF >= 3 { n += $2 } END { print n + 0 }' "$OUT/$1"
+		echo "$DEFAULT_BUFFER_KB" > $T/buffer_size_kb ;;
+	funclatency*)
+		# SIGINT, as a user stops them. A tool still running 2 minutes
+		# later is shown (its state and kernel stacks) and killed, and
+		# its case fails.
+		kill -INT $tool 2>/dev/null || echo "$1 exited before the end" >&2
+		(
+			sleep 120
+			kill -0 $tool 2>/dev/null || exit 0
+			echo "$1 still runs 2 minutes after SIGINT:" >&2
+			grep -E '^(State|SigIgn|SigCgt):' /proc/$tool/status >&2
+			for t in /proc/$tool/task/*; do
+				echo "task ${t##*/} $(cat $t/comm): $(cat $t/wchan)" >&2
+				cat $t/stack >&2
+			done
+			kill -KILL $tool
+		) &
+		watchdog=$!
+		wait $tool || true
+		pkill -P $watchdog sleep 2>/dev/null || true
+		wait $watchdog 2>/dev/null || true
+		# 256 -> 511   : 12   |****   |
+		awk '$2 == "->" && $4 == ":" { n += $5 } END { print n + 0 }' "$OUT/$1" ;;
+	fprobe_hist | kprobe_hist)
+		awk '$1 == "Hits:" { print $2; exit }' $T/events/synthetic/kstats_peers_lat/hist
+		t=kprobes
+		[ "$1" = fprobe_hist ] && t=fprobes
+		hist_teardown $t
+		echo "-:$t/kstats_peers_exit" >> $T/dynamic_events
+		echo "-:$t/kstats_peers_entry" >> $T/dynamic_events ;;
+	esac
+}
+
+# loop CASE: the loop of getppid() calls on CPU 0; bpftrace and perf run
+# it as their command (-c, --): they start it once every probe is
+# attached, and print their histogram when it ends, in $OUT/CASE.
+LOOP="/usr/bin/taskset 1 /tmp/kstats_helper getppid $CALLS"
+loop() {
+	case $1 in
+	bpftrace_*)
+		timeout 600 taskset 2 chroot $R /usr/bin/bpftrace -c "$LOOP" /tmp/bt > "$OUT/$1" 2>&1 ;;
+	perf_ftrace)
+		echo "$PERF_BUFFER_KB" > $T/buffer_size_kb
+		timeout 600 taskset 2 chroot $R /usr/bin/perf ftrace latency -a -n -T "$FA" -- $LOOP \
+			> "$OUT/$1" 2>&1 ;;
+	perf_ftrace_bpf)
+		echo "$PERF_BUFFER_KB" > $T/buffer_size_kb
+		timeout 600 taskset 2 chroot $R /usr/bin/perf ftrace latency -b -a -n -T "$FA" -- $LOOP \
+			> "$OUT/$1" 2>&1 ;;
+	*) taskset 1 "$H" getppid "$CALLS" >> "$OUT/$1" ;;
+	esac
+	awk '$1 == "calls" && $3 == "ns_per_call" { print $4 }' "$OUT/$1"
+}
+
+echo "bench-peers: kernel $(uname -r), $(nproc) CPUs; $CALLS getppid() per case and round, $ROUNDS rounds"
+if [ "$UNIT" = insn ]; then
+	echo "bench-peers: instructions added to a call (qemu counts them), median of the rounds;" \
+		"ratio: to kstats_fprobe's"
+else
+	echo "bench-peers: emulated time (qemu TCG) added to a call, median of the rounds;" \
+		"read the ratios (to kstats_fprobe's), not the ns"
+fi
+echo "bench-peers: one host thread runs every vCPU: work a tool does on CPU 1 while" \
+	"the loop runs on CPU 0 is counted too"
+echo "version kstats $KSTATS_VERSION"
+echo "function $F, listed by ftrace as $FA"
+echo "version $(in_host bpftrace --version)"
+echo "version funclatency $(in_host dpkg-query -W -f '${Version}' libbpf-tools) (libbpf-tools)"
+echo "version $(in_host perf version)"
+run=
+for c in $CASES; do
+	w=$(why_not "$c")
+	if [ -n "$w" ]; then
+		echo "case $c skipped: $w"
+	else
+		run="$run $c"
+	fi
+done
+: > $OUT/rounds
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+	for c in $run; do
+		start "$c" || exit 1
+		ns=$(loop "$c" | tail -n 1)
+		stop "$c" > $OUT/count
+		n=$(tail -n 1 $OUT/count)
+		echo "round $r case $c $UNIT $ns calls $n"
+		[ "$n" = "$CALLS" ] || show "$OUT/$c"
+		echo "$c $ns $n" >> $OUT/rounds
+	done
+	r=$((r + 1))
+done
+
+# The median of the rounds; a case whose tool missed or added calls in
+# any round does not count.
+for c in $run; do
+	awk -v c="$c" -v n="$CALLS" '$1 == c { print $2; if ($3 != n) bad = bad " " $3 }
+		END { if (bad != "") print "bad" bad }' $OUT/rounds | sort -n |
+		awk -v c="$c" '/^bad/ { bad = $0; next } { v[++k] = $1 }
+			END { print c, v[int((k + 1) / 2)], v[1], v[k], bad }'
+done | awk -v calls="$CALLS" -v unit="$UNIT" '{ c[NR] = $1; v[NR] = $2; lo[NR] = $3; hi[NR] = $4
+		bad[NR] = $5 != "" }
+	$1 == "untraced" { base = $2 }
+	$1 == "kstats_fprobe" { ref = $2 }
+	END {
+		for (i = 1; i <= NR; i++) {
+			if (bad[i]) {
+				printf "case %-18s did not count %d calls: left out\n", c[i], calls
+				continue
+			}
+			printf "case %-18s %s %7.1f ratio %5.2f   (rounds: %.1f to %.1f)%s\n",
+				c[i], unit, v[i] - base,
+				(ref > base ? (v[i] - base) / (ref - base) : 0),
+				lo[i] - base, hi[i] - base,
+				(c[i] == "untraced" ? sprintf(" (the call itself: %.1f %s)", base, unit) : "")
+		}
+	}'
