@@ -75,7 +75,7 @@ static void show_help(FILE *f)
 "      --rows              with --interval: a line per interval (count, rate,\n"
 "                          percentiles, max), as vmstat\n"
 "      --diff              subtract the first input from the second\n"
-"      --compare           compare two inputs: percentiles, KS test p-value\n"
+"      --compare           compare two inputs: changes, 95%% intervals, KS test\n"
 "  -d, --duration SECS     kstats trace: trace for SECS seconds\n"
 "  -h, --help              this text\n"
 "  -V, --version           the version\n"
@@ -663,16 +663,81 @@ static double ks_q(double lambda)
 	return 1;
 }
 
+/*
+ * The 95% interval of the q-th percentile of @h's @n samples: the order
+ * statistics of ranks n q -+ 1.96 sqrt(n q (1 - q)) (distribution-free,
+ * the binomial's normal approximation), widened to their slots' bounds.
+ * It holds both the sampling noise and the resolution.
+ */
+static void pct_interval(const struct ks_hist *h, int bits, uint64_t n, double q,
+			 double *lo, double *hi)
+{
+	double p = q / 100, r = n * p, d = 1.96 * sqrt(n * p * (1 - p));
+	uint64_t rlo = r - d < 1 ? 1 : (uint64_t)floor(r - d);
+	uint64_t rhi = r + d > n ? n : (uint64_t)ceil(r + d);
+
+	*lo = ks_slot_min(rank_slot(h, rlo), bits);
+	*hi = ks_slot_max(rank_slot(h, rhi), bits);
+}
+
+/* The variance of @h's samples: between slots, plus a uniform spread in each. */
+static double hist_var(const struct ks_hist *h, int bits, const struct stats *st)
+{
+	double v = 0, w;
+	size_t s;
+
+	for (s = 0; s < h->nslots; s++) {
+		if (!h->count[s])
+			continue;
+		w = (double)ks_slot_max(s, bits) - ks_slot_min(s, bits);
+		v += h->count[s] * (pow(slot_mean(h, s) - st->mean, 2) + w * w / 12);
+	}
+	return v / st->n;
+}
+
+/* A column head: @name, or its last @w - 3 characters after "...". */
+static const char *head(char *buf, size_t n, const char *name, int w)
+{
+	size_t len = strlen(name);
+
+	if (len <= (size_t)w)
+		snprintf(buf, n, "%s", name);
+	else
+		snprintf(buf, n, "...%s", name + len - (w - 3));
+	return buf;
+}
+
+/*
+ * One line of the comparison: the two values, the change of B from A and
+ * the 95% interval of that change, in % of A (absolute when A is 0), and
+ * "~" when the interval holds 0: within the resolution and the noise.
+ */
+static void compare_line(const char *what, int w, double va, double vb,
+			 double dlo, double dhi)
+{
+	char x[64], y[64], l[64], h[64];
+
+	printf("%-8s %*s %*s", what, w, fmt_val(x, sizeof(x), va),
+	       w, fmt_val(y, sizeof(y), vb));
+	if (va > 0)
+		printf(" %+9.2f%%  [%+.1f%%, %+.1f%%]", (vb - va) / va * 100,
+		       dlo / va * 100, dhi / va * 100);
+	else
+		printf(" %10s  [%s, %s]", "(A is 0)", fmt_val(l, sizeof(l), dlo),
+		       fmt_val(h, sizeof(h), dhi));
+	printf("%s\n", dlo <= 0 && dhi >= 0 ? "  ~" : "");
+}
+
 static void compare(const struct ks_data *a, const struct ks_data *b,
 		    const char *na, const char *nb)
 {
 	const struct ks_hist *ha = selected(a), *hb = selected(b);
 	struct stats sa, sb;
-	char x[64], y[64], q[32];
+	char q[32], x[64], y[64];
 	uint64_t ca = 0, cb = 0;
-	size_t s, n;
-	double dmax = 0, ne, p;
-	int i;
+	size_t s, n, at = 0;
+	double dmax = 0, ne, p, alo, ahi, blo, bhi, se;
+	int i, w;
 
 	if (a->bits != b->bits)
 		die(2, "frac_bits differ: %d in %s, %d in %s", a->bits, na, b->bits, nb);
@@ -680,20 +745,26 @@ static void compare(const struct ks_data *a, const struct ks_data *b,
 	compute(hb, b->bits, &sb);
 	if (!sa.n || !sb.n)
 		die(2, "%s is empty", !sa.n ? na : nb);
-	printf("%-8s %14s %14s %9s\n", "", "A", "B", "change");
-	printf("%-8s %14llu %14llu\n", "count", (unsigned long long)sa.n,
-	       (unsigned long long)sb.n);
-	printf("%-8s %14s %14s %+8.2f%%\n", "mean", fmt_val(x, sizeof(x), sa.mean),
-	       fmt_val(y, sizeof(y), sb.mean), (double)((sb.mean - sa.mean) / sa.mean * 100));
+	w = strlen(na) > strlen(nb) ? strlen(na) : strlen(nb);
+	w = w < 14 ? 14 : w > 30 ? 30 : w;
+	printf("%-8s %*s %*s %10s  %s\n", "", w, head(x, sizeof(x), na, w),
+	       w, head(y, sizeof(y), nb, w), "change", "95% interval of the change");
+	printf("%-8s %*llu %*llu\n", "count", w, (unsigned long long)sa.n,
+	       w, (unsigned long long)sb.n);
+	/* The mean: its standard error, from each input's variance. */
+	se = sqrt(hist_var(ha, a->bits, &sa) / sa.n + hist_var(hb, b->bits, &sb) / sb.n);
+	compare_line("mean", w, sa.mean, sb.mean, sb.mean - sa.mean - 1.96 * se,
+		     sb.mean - sa.mean + 1.96 * se);
 	for (i = 0; i < opt.npct; i++) {
 		char col[40];
 
 		snprintf(col, sizeof(col), "p%s", pct_name(q, sizeof(q), opt.pct[i]));
-		printf("%-8s %14s %14s %+8.2f%%\n", col,
-		       fmt_val(x, sizeof(x), sa.pct[i].value),
-		       fmt_val(y, sizeof(y), sb.pct[i].value),
-		       (double)((sb.pct[i].value - sa.pct[i].value) / sa.pct[i].value * 100));
+		pct_interval(ha, a->bits, sa.n, opt.pct[i], &alo, &ahi);
+		pct_interval(hb, b->bits, sb.n, opt.pct[i], &blo, &bhi);
+		compare_line(col, w, sa.pct[i].value, sb.pct[i].value, blo - ahi, bhi - alo);
 	}
+	printf("~: the interval holds 0, the change is within the resolution (slot bounds)\n"
+	       "   and the sampling noise (sample counts); intervals assume independent samples\n");
 	/*
 	 * Two-sample Kolmogorov-Smirnov test on the binned data: the largest
 	 * difference of the CDFs at the slot boundaries. Binning can only
@@ -701,14 +772,24 @@ static void compare(const struct ks_data *a, const struct ks_data *b,
 	 */
 	n = ha->nslots > hb->nslots ? ha->nslots : hb->nslots;
 	for (s = 0; s < n; s++) {
+		double d;
+
 		ca += s < ha->nslots ? ha->count[s] : 0;
 		cb += s < hb->nslots ? hb->count[s] : 0;
-		dmax = fmax(dmax, fabs((double)ca / sa.n - (double)cb / sb.n));
+		d = fabs((double)ca / sa.n - (double)cb / sb.n);
+		if (d > dmax) {
+			dmax = d;
+			at = s;
+		}
 	}
 	ne = (double)sa.n * sb.n / (sa.n + sb.n);
 	p = ks_q((sqrt(ne) + 0.12 + 0.11 / sqrt(ne)) * dmax);
 	printf("ks D=%.6f p-value=%.3g %s\n", dmax, p,
 	       p < 0.01 ? "(different, at 1%)" : "(no significant difference, at 1%)");
+	printf("   D: the largest gap between the two CDFs, %.2f%% of the samples, at %s;\n"
+	       "   p: the chance of a gap as large if both were independent samples of\n"
+	       "   one distribution\n", dmax * 100,
+	       fmt_val(x, sizeof(x), (double)ks_slot_max(at, a->bits)));
 }
 
 static void parse_pcts(const char *list)

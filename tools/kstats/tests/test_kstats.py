@@ -188,29 +188,61 @@ def test_csv_openmetrics(rng):
 
 
 def test_compare(rng):
-    def draw(scale, seed):
+    def draw(scale, seed, n=100000):
         r = random.Random(seed)
-        return {0: [int(r.lognormvariate(10, 0.5) * scale) for _ in range(100000)]}
+        return {0: [int(r.lognormvariate(10, 0.5) * scale) for _ in range(n)]}
 
-    a = write('a', gen.render(draw(1.0, 1), 3))
-    b = write('b', gen.render(draw(1.05, 2), 3))
-    c = write('c', gen.render(draw(1.0, 3), 3))
+    a = write('before', gen.render(draw(1.0, 1), 3))
+    b = write('after', gen.render(draw(1.05, 2), 3))
+    c = write('again', gen.render(draw(1.0, 3), 3))
+    d = write('slower', gen.render(draw(1.5, 4), 3))
 
     def pvalue(out):
         for w in out.split():
             if w.startswith('p-value='):
                 return float(w[8:])
         return None
+
+    def rows(out):
+        return {l.split()[0]: l for l in out.splitlines()
+                if re.match(r'(mean|p[0-9.]+) ', l)}
+
+    def change(row):
+        return float(row.split()[3].rstrip('%'))
     rc, out, _ = run(['--compare', a, b])
     p = pvalue(out)
-    mean = [l.split() for l in out.splitlines() if l.startswith('mean')]
-    change = float(mean[0][3].rstrip('%')) if mean else 0
+    r = rows(out)
     check('compare: a 5%% shift on 1e5 samples is found (p=%s)' % p,
-          rc == 0 and p is not None and p < 0.01 and 3 < change < 7, out)
+          rc == 0 and p is not None and p < 0.01 and 'mean' in r and
+          3 < change(r['mean']) < 7, out)
+    check('compare: the 5% shift of the mean lies outside its interval (no ~)',
+          'mean' in r and not r['mean'].endswith('~'), out)
+    heads = out.splitlines()[0].split()
+    def names(h, f):
+        return h == f or (h.startswith('...') and f.endswith(h[3:]) and
+                          len(h) >= 14)
+    check('compare: the column heads are the file names (a long one: its end)',
+          len(heads) > 2 and names(heads[0], a) and names(heads[1], b), heads)
+    check('compare: D is explained in words',
+          'the largest gap between the two CDFs' in out and 'independent' in out, out)
     rc, out, _ = run(['--compare', a, c])
     p = pvalue(out)
+    r = rows(out)
     check('compare: two draws of one distribution differ by noise (p=%s)' % p,
           rc == 0 and p is not None and p > 0.01, out)
+    check('compare: two draws of one distribution: every change is marked ~',
+          len(r) == 1 + len(PCTS) and all(l.endswith('~') for l in r.values()), out)
+    rc, out, _ = run(['--compare', a, d])
+    r = rows(out)
+    check('compare: a 50% shift: no change is marked ~',
+          rc == 0 and len(r) == 1 + len(PCTS) and
+          not any(l.endswith('~') for l in r.values()), out)
+    # Zeros: a percentile of 0 prints its change in absolute terms.
+    z = write('zeros', gen.render({0: [0] * 900 + [100] * 100}, 3))
+    y = write('ones', gen.render({0: [1] * 900 + [100] * 100}, 3))
+    rc, out, _ = run(['--compare', z, y])
+    check('compare: values of 0 print no inf or nan',
+          rc == 0 and not re.search(r'\b(inf|nan)\b', out, re.I) and '(A is 0)' in out, out)
 
 
 def test_diff_interval(rng):
