@@ -37,6 +37,8 @@ xz xz-utils
 dkms dkms
 clang clang
 promtool prometheus
+prometheus prometheus
+prometheus-node-exporter prometheus-node-exporter
 sphinx-build python3-sphinx
 MAP
 cat > "$shims/shim" <<'SHIM'

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,12 +44,15 @@ static struct {
 	long count;		/* --count, 0 = forever */
 	int rows;		/* --rows: a line per interval */
 	const char *name;	/* for OpenMetrics */
+	int le_bits;		/* --le-bits: the frac_bits of OpenMetrics' buckets */
+	const char *outfile;	/* -o */
 } opt = { .bits = -1, .cpu = -1 };
 
 static void show_help(FILE *f)
 {
 	fprintf(f,
 "usage: kstats [options] INPUT             summarize a distribution\n"
+"       kstats [options] --merge INPUT...   summarize several as one\n"
 "       kstats [options] --interval SECS INPUT  follow a live metric\n"
 "       kstats [options] --diff OLD NEW     what happened between two snapshots\n"
 "       kstats [options] --compare A B      compare two distributions\n"
@@ -68,8 +72,14 @@ static void show_help(FILE *f)
 "      --hist              terminal histogram and CDF\n"
 "      --json              JSON\n"
 "      --csv               one CSV row per slot: slot,lo,hi,count,mean,cdf\n"
-"      --openmetrics       OpenMetrics histogram (Prometheus textfile)\n"
-"      --name NAME         metric name for --openmetrics (default: INPUT)\n"
+"      --openmetrics       OpenMetrics histogram (Prometheus textfile): the\n"
+"                          family kstats_latency_seconds with -u, else\n"
+"                          kstats_latency; labels metric and, with --per-cpu, cpu\n"
+"      --name NAME         the metric label for --openmetrics (default: INPUT)\n"
+"      --le-bits N         --openmetrics buckets: the slots of frac_bits N, the\n"
+"                          same for every input (default 0: powers of 2)\n"
+"  -o, --output FILE       write to FILE through a temporary file and rename()\n"
+"      --merge             sum the distributions of several inputs\n"
 "  -i, --interval SECS     print the samples of each interval, and their rate\n"
 "  -c, --count K           stop after K intervals\n"
 "      --rows              with --interval: a line per interval (count, rate,\n"
@@ -84,9 +94,14 @@ static void show_help(FILE *f)
 "kstats trace -- COMMAND, COMMAND's status (128 + N if killed by signal N).\n");
 }
 
+static char *out_tmp;		/* -o: the temporary file, until renamed */
+
 static void die(int status, const char *fmt, ...)
 {
 	va_list ap;
+
+	if (out_tmp)
+		unlink(out_tmp);
 
 	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
@@ -445,59 +460,98 @@ static void print_csv(const struct ks_data *d, const struct ks_hist *h)
 	}
 }
 
-/* A metric name of OpenMetrics: [a-zA-Z_:][a-zA-Z0-9_:]* */
-static void om_name(char *out, size_t n, const char *in)
+/*
+ * A label value of OpenMetrics: the name of the metric (its last path
+ * component), with backslash, double quote and newline escaped.
+ */
+static void om_label(char *out, size_t n, const char *in)
 {
 	const char *base = strrchr(in, '/');
 	size_t i = 0;
 
-	base = base ? base + 1 : in;
-	i = snprintf(out, n, "kstats_");
-	for (; *base && i + 1 < n; base++)
-		out[i++] = (*base >= 'a' && *base <= 'z') || (*base >= 'A' && *base <= 'Z') ||
-			   (*base >= '0' && *base <= '9') || *base == '_' ? *base : '_';
+	base = base && base[1] ? base + 1 : in;
+	for (; *base && i + 3 < n; base++) {
+		if (*base == '\\' || *base == '"' || *base == '\n')
+			out[i++] = '\\';
+		out[i++] = *base == '\n' ? 'n' : *base;
+	}
 	out[i] = '\0';
 }
 
-static void om_series(const char *name, const char *labels, const struct ks_data *d,
+/* A value in the family's unit: seconds with -u, else as recorded. */
+static double om_value(double v)
+{
+	static const double scale[] = { 1, 1 / 1e9, 1 / 1e6, 1 / 1e3, 1 };
+
+	return v * scale[opt.human];
+}
+
+/*
+ * One series: a bucket for each slot of frac_bits opt.le_bits but the
+ * last (+Inf holds it), empty ones included, so that every series of the
+ * family has the same bounds, whatever its input: sums across CPUs and
+ * hosts are then right. A slot of a coarser frac_bits is a union of
+ * finer ones, so each count is exact.
+ */
+static void om_series(const char *family, const char *labels, const struct ks_data *d,
 		      const struct ks_hist *h)
 {
-	uint64_t cum = 0;
+	unsigned int nr = ks_nr_slots(opt.le_bits), cs;
+	uint64_t *count = calloc(nr, sizeof(*count)), cum = 0;
 	double sum = 0;
 	size_t s;
 
+	if (!count)
+		die(1, "out of memory");
 	for (s = 0; s < h->nslots; s++) {
 		if (!h->count[s])
 			continue;
-		cum += h->count[s];
+		count[ks_slot(ks_slot_min(s, d->bits), opt.le_bits)] += h->count[s];
 		sum += h->sum[s];
-		printf("%s_bucket{%sle=\"%llu\"} %llu\n", name, labels,
-		       (unsigned long long)ks_slot_max(s, d->bits), (unsigned long long)cum);
 	}
-	printf("%s_bucket{%sle=\"+Inf\"} %llu\n", name, labels, (unsigned long long)cum);
-	printf("%s_sum%s%.*s%s %.0f\n", name, *labels ? "{" : "",
-	       *labels ? (int)strlen(labels) - 1 : 0, labels, *labels ? "}" : "", sum);
-	printf("%s_count%s%.*s%s %llu\n", name, *labels ? "{" : "",
-	       *labels ? (int)strlen(labels) - 1 : 0, labels, *labels ? "}" : "",
+	for (cs = 0; cs + 1 < nr; cs++) {
+		cum += count[cs];
+		printf("%s_bucket{%sle=\"%.12g\"} %llu\n", family, labels,
+		       om_value((double)ks_slot_max(cs, opt.le_bits)),
+		       (unsigned long long)cum);
+	}
+	cum += count[cs];
+	printf("%s_bucket{%sle=\"+Inf\"} %llu\n", family, labels, (unsigned long long)cum);
+	printf("%s_sum{%.*s} %.12g\n", family, (int)strlen(labels) - 1, labels, om_value(sum));
+	printf("%s_count{%.*s} %llu\n", family, (int)strlen(labels) - 1, labels,
 	       (unsigned long long)cum);
+	free(count);
 }
 
+/*
+ * OpenMetrics, one family per unit (Prometheus' base unit, seconds, when
+ * -u gives one), the metric as a label: sum by (le) adds up CPUs, hosts
+ * and metrics alike.
+ */
 static void print_openmetrics(const struct ks_data *d, const char *input)
 {
-	char name[256], labels[64];
+	const char *family = opt.human ? "kstats_latency_seconds" : "kstats_latency";
+	char metric[512], labels[600];
 	size_t c;
 
-	om_name(name, sizeof(name), opt.name ? opt.name : input);
-	printf("# HELP %s kstats distribution of %s\n", name, opt.name ? opt.name : input);
-	printf("# TYPE %s histogram\n", name);
+	if (opt.le_bits > d->bits)
+		die(1, "--le-bits %d: finer than the input's frac_bits %d", opt.le_bits,
+		    d->bits);
+	om_label(metric, sizeof(metric), opt.name ? opt.name : input);
+	printf("# HELP %s kstats latency distribution%s\n", family,
+	       opt.human ? ", in seconds" : ", in the unit recorded");
+	printf("# TYPE %s histogram\n", family);
+	if (opt.human)
+		printf("# UNIT %s seconds\n", family);
 	if (!opt.per_cpu) {
-		om_series(name, "", d, &d->all);
+		snprintf(labels, sizeof(labels), "metric=\"%s\",", metric);
+		om_series(family, labels, d, &d->all);
 	} else {
 		for (c = 0; c < d->ncpus; c++) {
 			if (!d->cpu[c].nslots)
 				continue;
-			snprintf(labels, sizeof(labels), "cpu=\"%zu\",", c);
-			om_series(name, labels, d, &d->cpu[c]);
+			snprintf(labels, sizeof(labels), "metric=\"%s\",cpu=\"%zu\",", metric, c);
+			om_series(family, labels, d, &d->cpu[c]);
 		}
 	}
 	printf("# EOF\n");
@@ -664,35 +718,45 @@ static double ks_q(double lambda)
 }
 
 /*
- * The 95% interval of the q-th percentile of @h's @n samples: the order
- * statistics of ranks n q -+ 1.96 sqrt(n q (1 - q)) (distribution-free,
- * the binomial's normal approximation), widened to their slots' bounds.
- * It holds both the sampling noise and the resolution.
+ * The 97.5% interval of the q-th percentile of @h's @n samples: the order
+ * statistics of ranks n q -+ 2.24 sqrt(n q (1 - q)) (distribution-free,
+ * the binomial's normal approximation), widened to their slots' bounds, so
+ * that it holds both the sampling noise and the resolution. Two of them
+ * make an interval of at least 95% for a difference. Returns false when
+ * the approximation does not hold (n q or n (1 - q) under 10) or the ranks
+ * run out of the samples: too few samples for an interval.
  */
-static void pct_interval(const struct ks_hist *h, int bits, uint64_t n, double q,
+static bool pct_interval(const struct ks_hist *h, int bits, uint64_t n, double q,
 			 double *lo, double *hi)
 {
-	double p = q / 100, r = n * p, d = 1.96 * sqrt(n * p * (1 - p));
-	uint64_t rlo = r - d < 1 ? 1 : (uint64_t)floor(r - d);
-	uint64_t rhi = r + d > n ? n : (uint64_t)ceil(r + d);
+	double p = q / 100, r = n * p, d = 2.24 * sqrt(n * p * (1 - p));
 
-	*lo = ks_slot_min(rank_slot(h, rlo), bits);
-	*hi = ks_slot_max(rank_slot(h, rhi), bits);
+	if (n * fmin(p, 1 - p) < 10 || r - d < 1 || r + d > n)
+		return false;
+	*lo = ks_slot_min(rank_slot(h, (uint64_t)floor(r - d)), bits);
+	*hi = ks_slot_max(rank_slot(h, (uint64_t)ceil(r + d)), bits);
+	return true;
 }
 
-/* The variance of @h's samples: between slots, plus a uniform spread in each. */
+/*
+ * The variance of @h's samples, at most: between slots, plus in each the
+ * largest variance that samples of its mean can have, (m - lo) (hi - m).
+ */
 static double hist_var(const struct ks_hist *h, int bits, const struct stats *st)
 {
-	double v = 0, w;
+	double v = 0, m;
 	size_t s;
 
+	if (st->n < 2)
+		return 0;
 	for (s = 0; s < h->nslots; s++) {
 		if (!h->count[s])
 			continue;
-		w = (double)ks_slot_max(s, bits) - ks_slot_min(s, bits);
-		v += h->count[s] * (pow(slot_mean(h, s) - st->mean, 2) + w * w / 12);
+		m = slot_mean(h, s);
+		v += h->count[s] * (pow(m - st->mean, 2) +
+				    (m - ks_slot_min(s, bits)) * (ks_slot_max(s, bits) - m));
 	}
-	return v / st->n;
+	return v / (st->n - 1);
 }
 
 /* A column head: @name, or its last @w - 3 characters after "...". */
@@ -711,21 +775,27 @@ static const char *head(char *buf, size_t n, const char *name, int w)
  * One line of the comparison: the two values, the change of B from A and
  * the 95% interval of that change, in % of A (absolute when A is 0), and
  * "~" when the interval holds 0: within the resolution and the noise.
+ * Without an interval (@few), the change alone and why.
  */
 static void compare_line(const char *what, int w, double va, double vb,
-			 double dlo, double dhi)
+			 double dlo, double dhi, bool few)
 {
 	char x[64], y[64], l[64], h[64];
 
 	printf("%-8s %*s %*s", what, w, fmt_val(x, sizeof(x), va),
 	       w, fmt_val(y, sizeof(y), vb));
 	if (va > 0)
-		printf(" %+9.2f%%  [%+.1f%%, %+.1f%%]", (vb - va) / va * 100,
-		       dlo / va * 100, dhi / va * 100);
+		printf(" %+9.2f%%", (vb - va) / va * 100);
 	else
-		printf(" %10s  [%s, %s]", "(A is 0)", fmt_val(l, sizeof(l), dlo),
-		       fmt_val(h, sizeof(h), dhi));
-	printf("%s\n", dlo <= 0 && dhi >= 0 ? "  ~" : "");
+		printf(" %10s", "(A is 0)");
+	if (few)
+		printf("  too few samples for an interval\n");
+	else if (va > 0)
+		printf("  [%+.1f%%, %+.1f%%]%s\n", dlo / va * 100, dhi / va * 100,
+		       dlo <= 0 && dhi >= 0 ? "  ~" : "");
+	else
+		printf("  [%s, %s]%s\n", fmt_val(l, sizeof(l), dlo), fmt_val(h, sizeof(h), dhi),
+		       dlo <= 0 && dhi >= 0 ? "  ~" : "");
 }
 
 static void compare(const struct ks_data *a, const struct ks_data *b,
@@ -736,7 +806,8 @@ static void compare(const struct ks_data *a, const struct ks_data *b,
 	char q[32], x[64], y[64];
 	uint64_t ca = 0, cb = 0;
 	size_t s, n, at = 0;
-	double dmax = 0, ne, p, alo, ahi, blo, bhi, se;
+	double dmax = 0, ne, p, alo = 0, ahi = 0, blo = 0, bhi = 0, se;
+	bool ok;
 	int i, w;
 
 	if (a->bits != b->bits)
@@ -754,17 +825,18 @@ static void compare(const struct ks_data *a, const struct ks_data *b,
 	/* The mean: its standard error, from each input's variance. */
 	se = sqrt(hist_var(ha, a->bits, &sa) / sa.n + hist_var(hb, b->bits, &sb) / sb.n);
 	compare_line("mean", w, sa.mean, sb.mean, sb.mean - sa.mean - 1.96 * se,
-		     sb.mean - sa.mean + 1.96 * se);
+		     sb.mean - sa.mean + 1.96 * se, sa.n < 2 || sb.n < 2);
 	for (i = 0; i < opt.npct; i++) {
 		char col[40];
 
 		snprintf(col, sizeof(col), "p%s", pct_name(q, sizeof(q), opt.pct[i]));
-		pct_interval(ha, a->bits, sa.n, opt.pct[i], &alo, &ahi);
-		pct_interval(hb, b->bits, sb.n, opt.pct[i], &blo, &bhi);
-		compare_line(col, w, sa.pct[i].value, sb.pct[i].value, blo - ahi, bhi - alo);
+		ok = pct_interval(ha, a->bits, sa.n, opt.pct[i], &alo, &ahi) &&
+		     pct_interval(hb, b->bits, sb.n, opt.pct[i], &blo, &bhi);
+		compare_line(col, w, sa.pct[i].value, sb.pct[i].value, blo - ahi, bhi - alo, !ok);
 	}
 	printf("~: the interval holds 0, the change is within the resolution (slot bounds)\n"
-	       "   and the sampling noise (sample counts); intervals assume independent samples\n");
+	       "   and the sampling noise (sample counts); intervals of at least 95%%,\n"
+	       "   assuming independent samples\n");
 	/*
 	 * Two-sample Kolmogorov-Smirnov test on the binned data: the largest
 	 * difference of the CDFs at the slot boundaries. Binning can only
@@ -786,10 +858,12 @@ static void compare(const struct ks_data *a, const struct ks_data *b,
 	p = ks_q((sqrt(ne) + 0.12 + 0.11 / sqrt(ne)) * dmax);
 	printf("ks D=%.6f p-value=%.3g %s\n", dmax, p,
 	       p < 0.01 ? "(different, at 1%)" : "(no significant difference, at 1%)");
-	printf("   D: the largest gap between the two CDFs, %.2f%% of the samples, at %s;\n"
-	       "   p: the chance of a gap as large if both were independent samples of\n"
-	       "   one distribution\n", dmax * 100,
-	       fmt_val(x, sizeof(x), (double)ks_slot_max(at, a->bits)));
+	printf("   D: the largest gap between the two CDFs, %.2f%% of the samples",
+	       dmax * 100);
+	if (dmax > 0)
+		printf(", at %s", fmt_val(x, sizeof(x), (double)ks_slot_max(at, a->bits)));
+	printf(";\n   p: the chance of a gap as large if both were independent samples of\n"
+	       "   one distribution\n");
 }
 
 static void parse_pcts(const char *list)
@@ -1136,10 +1210,132 @@ static int trace_main(const char *spec, int argc, char **argv, double secs)
 	return ret;
 }
 
+/*
+ * -o FILE: standard output goes to a temporary file beside FILE, renamed
+ * to FILE once complete, so that a reader (node_exporter's textfile
+ * collector) never sees half of it. It does not end in .prom.
+ */
+static void out_begin(const char *file)
+{
+	mode_t mask = umask(0);
+	int fd;
+
+	umask(mask);
+	if (asprintf(&out_tmp, "%s.tmp.XXXXXX", file) < 0)
+		die(1, "out of memory");
+	fd = mkstemp(out_tmp);
+	if (fd < 0) {
+		free(out_tmp);
+		out_tmp = NULL;
+		die(1, "%s: %s", file, strerror(errno));
+	}
+	if (fchmod(fd, 0666 & ~mask) || dup2(fd, STDOUT_FILENO) < 0)
+		die(1, "%s: %s", out_tmp, strerror(errno));
+	close(fd);
+}
+
+static void out_commit(const char *file)
+{
+	if (fflush(stdout) || fsync(STDOUT_FILENO))
+		die(1, "%s: %s", out_tmp, strerror(errno));
+	if (rename(out_tmp, file))
+		die(1, "%s: %s", file, strerror(errno));
+	free(out_tmp);
+	out_tmp = NULL;
+}
+
+/* Add @b's samples to @a's, slot by slot. */
+static void hist_add(struct ks_hist *a, const struct ks_hist *b)
+{
+	size_t s;
+
+	if (b->nslots > a->nslots) {
+		uint64_t *c = realloc(a->count, b->nslots * sizeof(*c));
+		double *m = c ? realloc(a->sum, b->nslots * sizeof(*m)) : NULL;
+
+		if (!m)
+			die(1, "out of memory");
+		memset(c + a->nslots, 0, (b->nslots - a->nslots) * sizeof(*c));
+		memset(m + a->nslots, 0, (b->nslots - a->nslots) * sizeof(*m));
+		a->count = c;
+		a->sum = m;
+		a->nslots = b->nslots;
+	}
+	for (s = 0; s < b->nslots; s++) {
+		a->count[s] += b->count[s];
+		a->sum[s] += b->sum[s];
+	}
+}
+
+/*
+ * --merge: the inputs summed into @d, CPU by CPU and in all, at the
+ * frac_bits they all fit (--bits, or 3 where they allow it).
+ */
+static void merge_inputs(struct ks_data *d, int n, char **inputs)
+{
+	struct ks_data *in = calloc(n, sizeof(*in));
+	unsigned int ok = ~0u;
+	int i, bits = opt.bits;
+	size_t c;
+
+	if (!in)
+		die(1, "out of memory");
+	for (i = 0; i < n; i++) {
+		char *path = resolve(inputs[i]);
+
+		load(&in[i], path);
+		ok &= in[i].bits_ok;
+		free(path);
+	}
+	if (bits < 0) {
+		for (bits = 0; bits <= KS_MAX_BITS && !(ok & (1u << bits)); bits++)
+			;
+		if (ok & (1u << 3))
+			bits = 3;
+		if (bits > KS_MAX_BITS)
+			die(2, "--merge: no frac_bits fits every input");
+	}
+	ks_data_init(d);
+	d->bits = bits;
+	for (i = 0; i < n; i++) {
+		if (in[i].bits != bits && !(in[i].bits_ok & (1u << bits)))
+			die(2, "--merge: %s does not fit frac_bits %d", inputs[i], bits);
+		if (in[i].ncpus > d->ncpus) {
+			struct ks_hist *h = realloc(d->cpu, in[i].ncpus * sizeof(*h));
+
+			if (!h)
+				die(1, "out of memory");
+			memset(h + d->ncpus, 0, (in[i].ncpus - d->ncpus) * sizeof(*h));
+			d->cpu = h;
+			d->ncpus = in[i].ncpus;
+		}
+		for (c = 0; c < in[i].ncpus; c++)
+			hist_add(&d->cpu[c], &in[i].cpu[c]);
+		hist_add(&d->all, &in[i].all);
+		ks_data_free(&in[i]);
+	}
+	free(in);
+}
+
+/* --merge: the inputs' common last path component, or "merged". */
+static const char *merged_name(int n, char **inputs)
+{
+	const char *name = strrchr(inputs[0], '/'), *b;
+	int i;
+
+	name = name ? name + 1 : inputs[0];
+	for (i = 1; i < n; i++) {
+		b = strrchr(inputs[i], '/');
+		if (strcmp(b ? b + 1 : inputs[i], name))
+			return "merged";
+	}
+	return name;
+}
+
 int main(int argc, char **argv)
 {
 	enum { O_CPU = 256, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM, O_NAME, O_DIFF, O_CMP,
-	       O_ROWS };
+	       O_ROWS, O_LE_BITS, O_MERGE };
 	static const struct option lopts[] = {
 		{ "percentiles", required_argument, NULL, 'p' },
 		{ "bits", required_argument, NULL, 'b' },
@@ -1151,6 +1347,9 @@ int main(int argc, char **argv)
 		{ "csv", no_argument, NULL, O_CSV },
 		{ "openmetrics", no_argument, NULL, O_OM },
 		{ "name", required_argument, NULL, O_NAME },
+		{ "le-bits", required_argument, NULL, O_LE_BITS },
+		{ "output", required_argument, NULL, 'o' },
+		{ "merge", no_argument, NULL, O_MERGE },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "rows", no_argument, NULL, O_ROWS },
@@ -1161,7 +1360,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ }
 	};
-	int c, mode_diff = 0, mode_cmp = 0, trace = 0;
+	int c, mode_diff = 0, mode_cmp = 0, mode_merge = 0, trace = 0, ret;
 	const char *spec = NULL;
 	double secs = 0;
 	char *end;
@@ -1184,10 +1383,11 @@ int main(int argc, char **argv)
 		argv += 2;
 		argv[0] = name;
 	}
-	while ((c = getopt_long(argc, argv, trace ? "+p:b:u:d:hV" : "p:b:u:i:c:hV",
+	while ((c = getopt_long(argc, argv, trace ? "+p:b:u:d:o:hV" : "p:b:u:i:c:o:hV",
 				lopts, NULL)) != -1) {
-		if (trace && (c == 'i' || c == 'c' || c == O_DIFF || c == O_CMP))
-			die(1, "trace: --interval, --count, --diff and --compare do not apply");
+		if (trace && (c == 'i' || c == 'c' || c == O_DIFF || c == O_CMP || c == O_MERGE))
+			die(1, "trace: %s do not apply",
+			    "--interval, --count, --diff, --compare and --merge");
 		if (!trace && c == 'd')
 			die(1, "--duration: only for kstats trace");
 		switch (c) {
@@ -1232,6 +1432,17 @@ int main(int argc, char **argv)
 		case O_NAME:
 			opt.name = optarg;
 			break;
+		case O_LE_BITS:
+			opt.le_bits = strtol(optarg, &end, 10);
+			if (*end || end == optarg || opt.le_bits < 0 || opt.le_bits > KS_MAX_BITS)
+				die(1, "--le-bits: '%s' is not in 0..%d", optarg, KS_MAX_BITS);
+			break;
+		case 'o':
+			opt.outfile = optarg;
+			break;
+		case O_MERGE:
+			mode_merge = 1;
+			break;
 		case 'i':
 			opt.interval = strtod(optarg, &end);
 			if (*end || end == optarg || !(opt.interval > 0))
@@ -1269,21 +1480,27 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	if (trace) {
-		if (argc && secs > 0)
-			die(1, "trace: either --duration or a command, not both");
-		return trace_main(spec, argc, argv, secs);
+	if (mode_diff + mode_cmp + mode_merge > 1)
+		die(1, "--diff, --compare and --merge: one at a time");
+	if (opt.outfile && (opt.interval > 0 || mode_cmp))
+		die(1, "-o: not with --interval or --compare");
+	if (trace && argc && secs > 0)
+		die(1, "trace: either --duration or a command, not both");
+	if (!trace && (mode_diff || mode_cmp ? argc != 2 : mode_merge ? argc < 1 : argc != 1)) {
+		show_help(stderr);
+		return 1;
 	}
-	if (mode_diff || mode_cmp) {
+	if (opt.interval > 0 && (mode_diff || mode_cmp || mode_merge))
+		die(1, "--interval: not with --diff, --compare or --merge");
+	if (opt.outfile)
+		out_begin(opt.outfile);
+	ret = 0;
+	if (trace) {
+		ret = trace_main(spec, argc, argv, secs);
+	} else if (mode_diff || mode_cmp) {
 		struct ks_data a, b;
-		char *pa, *pb;
+		char *pa = resolve(argv[0]), *pb = resolve(argv[1]);
 
-		if (argc != 2 || (mode_diff && mode_cmp) || opt.interval > 0) {
-			show_help(stderr);
-			return 1;
-		}
-		pa = resolve(argv[0]);
-		pb = resolve(argv[1]);
 		load(&a, pa);
 		load(&b, pb);
 		if (mode_cmp) {
@@ -1296,13 +1513,13 @@ int main(int argc, char **argv)
 		ks_data_free(&b);
 		free(pa);
 		free(pb);
-		return 0;
-	}
-	if (argc != 1) {
-		show_help(stderr);
-		return 1;
-	}
-	if (opt.interval > 0) {
+	} else if (mode_merge) {
+		struct ks_data d;
+
+		merge_inputs(&d, argc, argv);
+		output(&d, merged_name(argc, argv));
+		ks_data_free(&d);
+	} else if (opt.interval > 0) {
 		follow(argv[0]);
 	} else {
 		struct ks_data d;
@@ -1313,5 +1530,7 @@ int main(int argc, char **argv)
 		ks_data_free(&d);
 		free(path);
 	}
-	return 0;
+	if (opt.outfile)
+		out_commit(opt.outfile);
+	return ret;
 }

@@ -15,6 +15,9 @@
 
 #include "kstats_parse.h"
 
+/* For the errors that one input made of several gives. */
+#define MERGE_HINT " (several inputs? --merge sums them)"
+
 unsigned int ks_nr_slots(int bits)
 {
 	return (65 - bits) << bits;
@@ -185,7 +188,8 @@ int ks_parse_line(struct ks_data *d, const char *line, size_t len,
 
 	if (all) {
 		if (d->possible && d->possible != cpu)
-			return ks_error(d, lineno, "CPUS %llu, but %lu on an earlier line",
+			return ks_error(d, lineno,
+					"CPUS %llu, but %lu on an earlier line" MERGE_HINT,
 					(unsigned long long)cpu, d->possible);
 		d->possible = cpu;
 		d->have_all = 1;
@@ -211,7 +215,7 @@ int ks_parse_line(struct ks_data *d, const char *line, size_t len,
 			return ks_error(d, lineno, "out of memory");
 	}
 	if (h->count[slot])
-		return ks_error(d, lineno, "slot %llu of %s%llu given twice",
+		return ks_error(d, lineno, "slot %llu of %s%llu given twice" MERGE_HINT,
 				(unsigned long long)slot, all ? "CPUS " : "CPU ",
 				(unsigned long long)cpu);
 	h->count[slot] = count;

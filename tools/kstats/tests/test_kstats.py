@@ -7,6 +7,7 @@ percentile must hold the true percentile of the samples within its bounds,
 and counts, mean, min, max and MAD must agree with the samples. Prints
 PASS/FAIL lines and "N passed, N failed"; exits 1 on any failure.
 """
+import bisect
 import csv
 import io
 import json
@@ -15,11 +16,14 @@ import os
 import random
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.parse
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kstats_gen as gen  # noqa: E402
@@ -28,6 +32,8 @@ KSTATS = None
 TMP = None
 PCTS = [50, 90, 95, 99, 99.9]
 RESULTS = {'passed': 0, 'failed': 0}
+UMASK = os.umask(0o22)
+os.umask(UMASK)
 
 
 def check(name, ok, detail=''):
@@ -163,28 +169,204 @@ def test_csv_openmetrics(rng):
     ok &= len(rows) == len({gen.slot_of(v, 3) for v in values})
     check('CSV: one row per slot, counts, bounds, CDF', ok)
 
+    def series(out):
+        """{labels without le: [(le, cumulative count)]}, and the sums."""
+        by, sums = {}, {}
+        for l in out.splitlines():
+            m = re.match(r'(\w+)_bucket\{(.*),le="([^"]+)"\} (\d+)$', l)
+            if m:
+                by.setdefault((m[1], m[2]), []).append((float(m[3]), int(m[4])))
+            m = re.match(r'(\w+)_sum\{(.*)\} (\S+)$', l)
+            if m:
+                sums[(m[1], m[2])] = float(m[3])
+        return by, sums
+
+    def promtool(out):
+        if not shutil.which('promtool'):
+            return False, 'promtool not found'
+        p = subprocess.run(['promtool', 'check', 'metrics'], input=out,
+                           capture_output=True, text=True, check=False)
+        return p.returncode == 0, p.stdout + p.stderr
+
     for per_cpu in ([], ['--per-cpu']):
         rc, out, _ = run(['--openmetrics', '--name', 'test.metric'] + per_cpu + [path])
         lines = out.splitlines()
-        buckets = [l for l in lines if '_bucket{' in l]
-        counts = [int(l.split()[-1]) for l in buckets if 'le="+Inf"' not in l]
+        by, _ = series(out)
         ok = rc == 0 and lines[-1] == '# EOF'
-        ok &= '# TYPE kstats_test_metric histogram' in lines
-        if not per_cpu:
-            ok &= counts == sorted(counts) and counts[-1] == len(values)
-            ok &= 'kstats_test_metric_count %d' % len(values) in lines
-        else:
-            ok &= all('kstats_test_metric_count{cpu="%d"} %d' % (c, len(vs)) in lines
-                      for c, vs in by_cpu.items())
-        if shutil.which('promtool'):
-            p = subprocess.run(['promtool', 'check', 'metrics'], input=out,
-                               capture_output=True, text=True, check=False)
-            ok &= p.returncode == 0
-            detail = p.stdout + p.stderr
-        else:
-            detail = 'promtool not found'
-            ok = False
-        check('OpenMetrics %s valid (promtool check metrics)' % ' '.join(per_cpu), ok, detail)
+        ok &= '# TYPE kstats_latency histogram' in lines
+        want = {('kstats_latency', 'metric="test.metric"'): values} if not per_cpu else \
+            {('kstats_latency', 'metric="test.metric",cpu="%d"' % c): vs
+             for c, vs in by_cpu.items()}
+        ok &= set(by) == set(want)
+        les = {tuple(le for le, _ in b) for b in by.values()}
+        ok &= len(les) == 1 and len(next(iter(les))) < 100
+        # Each bucket counts exactly the samples <= le, empty ones included.
+        for key, vs in want.items():
+            srt = sorted(vs)
+            ok &= all(n == bisect.bisect_right(srt, le) if le != math.inf else n == len(vs)
+                      for le, n in by.get(key, []))
+            ok &= '%s_count{%s} %d' % (key[0], key[1], len(vs)) in lines
+        good, detail = promtool(out)
+        check('OpenMetrics %s: one le set under 100 buckets, exact counts, valid (promtool)'
+              % ' '.join(per_cpu), ok and good, detail + out[:2000])
+
+    # The family in seconds with -u; --le-bits as fine as the input.
+    rc, out, _ = run(['--openmetrics', '-u', 'us', '--le-bits', '3', path])
+    by, sums = series(out)
+    b = by.get(('kstats_latency_seconds', 'metric="m"'), [])
+    srt = sorted(values)
+    ok = rc == 0 and len(b) == (65 - 3) << 3 and '# UNIT kstats_latency_seconds seconds' in out
+    ok &= all(n == bisect.bisect_right(srt, le * 1e6 * (1 + 1e-11)) if le != math.inf
+              else n == len(values) for le, n in b)
+    ok &= abs(sums.get(('kstats_latency_seconds', 'metric="m"'), 0) * 1e6 - sum(values)) <= \
+        len(values) * mean_tolerance(values, 3)
+    good, detail = promtool(out)
+    check('OpenMetrics -u us --le-bits 3: kstats_latency_seconds, a bucket per slot, '
+          'values in seconds', ok and good, detail + out[:2000])
+    rc, out, err = run(['--openmetrics', '--le-bits', '4', path])
+    check('OpenMetrics --le-bits finer than the input -> exit 1, says so',
+          rc == 1 and 'finer than the input' in err and not out, err)
+
+    # -o: a temporary file renamed; nothing left on an error.
+    d = tempfile.mkdtemp(dir=TMP)
+    target = os.path.join(d, 'kstats.prom')
+    rc, out, _ = run(['--openmetrics', '-o', target, path])
+    rc2, want_text, _ = run(['--openmetrics', path])
+    with open(target, encoding='ascii') as f:
+        got = f.read()
+    mode = os.stat(target).st_mode & 0o777
+    check('-o FILE: written whole through a renamed temporary file, mode by umask',
+          rc == 0 and not out and got == want_text and os.listdir(d) == ['kstats.prom'] and
+          mode == 0o666 & ~UMASK, (os.listdir(d), oct(mode)))
+    rc, out, err = run(['--openmetrics', '--le-bits', '4', '-o', target, path])
+    with open(target, encoding='ascii') as f:
+        same = f.read() == got
+    check('-o FILE: an error leaves FILE as it was and no temporary file',
+          rc == 1 and same and os.listdir(d) == ['kstats.prom'], (os.listdir(d), err))
+    rc, _, err = run(['-o', os.path.join(d, 'no/such/dir'), path])
+    check('-o in a missing directory -> exit 1, the reason', rc == 1 and
+          'No such file or directory' in err, err)
+
+
+def test_merge(rng):
+    hosts = [{c: [int(rng.lognormvariate(9, 0.5)) for _ in range(2000)] for c in range(3)},
+             {c: [int(rng.lognormvariate(10, 0.7)) for _ in range(3000)] for c in range(2)}]
+    paths = [write('host%d' % i, gen.render(h, 3)) for i, h in enumerate(hosts)]
+    every = [v for h in hosts for vs in h.values() for v in vs]
+    rc, out, _ = run(['--merge', '--json'] + paths)
+    st = json.loads(out) if rc == 0 else {}
+    if st:
+        check_stats('--merge: two hosts summed, the stats of all their samples', st, every, 3)
+    else:
+        check('--merge: two hosts summed', False, out)
+    cpus = st.get('cpus', {})
+    check('--merge: CPU N is the sum of each input\'s CPU N',
+          {c: v.get('count') for c, v in cpus.items()} == {'0': 5000, '1': 5000, '2': 2000},
+          out[:500])
+    for a, b, why in ((0, 0, 'given twice'), (0, 1, 'on an earlier line')):
+        with open(paths[a], encoding='ascii') as f, open(paths[b], encoding='ascii') as g:
+            rc, _, err = run(['-'], stdin=f.read() + g.read())
+        check('two inputs concatenated -> exit 2, %s, a hint at --merge' % why,
+              rc == 2 and why in err and '--merge' in err, err)
+    rc, _, err = run(['--merge', paths[0], os.path.join(TMP, 'absent')])
+    check('--merge with a missing input -> exit 1, its name', rc == 1 and 'absent' in err, err)
+
+
+def free_port():
+    with socket.socket() as so:
+        so.bind(('127.0.0.1', 0))
+        return so.getsockname()[1]
+
+
+def prom_query(port, query):
+    url = 'http://127.0.0.1:%d/api/v1/query?%s' % (
+        port, urllib.parse.urlencode({'query': query}))
+    with urllib.request.urlopen(url, timeout=5) as r:
+        res = json.load(r)
+    return res['data']['result'] if res.get('status') == 'success' else []
+
+
+def test_prometheus(rng):
+    """
+    The real thing, on loopback only: two node_exporters (two "hosts" with
+    different distributions, textfile collector) scraped by Prometheus;
+    histogram_quantile() of the sum over both lies within the bounds that
+    kstats --merge prints for the same two inputs.
+    """
+    exe = {x: shutil.which(x) for x in ('prometheus', 'prometheus-node-exporter')}
+    if not all(exe.values()):
+        check('Prometheus: prometheus and prometheus-node-exporter are installed', False,
+              exe)
+        return
+    hosts = [{c: [int(rng.lognormvariate(9, 0.5)) for _ in range(20000)] for c in range(3)},
+             {c: [int(rng.lognormvariate(10.5, 0.8)) for _ in range(10000)] for c in range(2)}]
+    inputs = [write('softirq.%d' % i, gen.render(h, 3)) for i, h in enumerate(hosts)]
+    procs, ports = [], []
+    try:
+        for i, path in enumerate(inputs):
+            d = tempfile.mkdtemp(dir=TMP)
+            for name, extra in (('softirq', []), ('softirq_fine', ['--le-bits', '3'])):
+                rc, _, err = run(['--openmetrics', '-u', 'ns', '--per-cpu', '--name', name,
+                                  '-o', os.path.join(d, name + '.prom')] + extra + [path])
+                if rc:
+                    check('Prometheus: kstats --openmetrics -o', False, err)
+                    return
+            ports.append(free_port())
+            procs.append(subprocess.Popen(
+                [exe['prometheus-node-exporter'], '--collector.disable-defaults',
+                 '--collector.textfile', '--collector.textfile.directory=' + d,
+                 '--web.listen-address=127.0.0.1:%d' % ports[-1]],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        port = free_port()
+        conf = write('prometheus.yml', 'global:\n  scrape_interval: 1s\n'
+                     'scrape_configs:\n  - job_name: kstats\n    static_configs:\n'
+                     '      - targets: [%s]\n' % ', '.join("'127.0.0.1:%d'" % p for p in ports))
+        procs.append(subprocess.Popen(
+            [exe['prometheus'], '--config.file=' + conf,
+             '--storage.tsdb.path=' + tempfile.mkdtemp(dir=TMP),
+             '--web.listen-address=127.0.0.1:%d' % port],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        # Both hosts scraped, every CPU's series there.
+        series = []
+        deadline = time.time() + 60
+        while time.time() < deadline and len(series) != 5:
+            time.sleep(1)
+            try:
+                series = prom_query(port, 'kstats_latency_seconds_count{metric="softirq"}')
+            except (OSError, ValueError):
+                series = []
+        if len(series) != 5:
+            check('Prometheus scrapes both node_exporters: 5 series', False, series)
+            return
+        for q in (0.5, 0.99, 0.999):
+            rc, out, _ = run(['--merge', '--json', '-p', '%g' % (q * 100)] + inputs)
+            pct = json.loads(out)['percentiles']['%g' % (q * 100)]
+            for name, bits in (('softirq_fine', 3), ('softirq', 0)):
+                res = prom_query(port, 'histogram_quantile(%g, sum by (le) '
+                                 '(kstats_latency_seconds_bucket{metric="%s"}))' % (q, name))
+                est = float(res[0]['value'][1]) * 1e9 if res else math.nan
+                # Prometheus' bucket of the percentile: (le before, le].
+                s = gen.slot_of(pct['lo'], bits)
+                lo = gen.slot_max(s - 1, bits) if s else 0
+                hi = gen.slot_max(s, bits)
+                tol = 1e-9 * hi
+                if bits == 3:
+                    what = 'within kstats --merge bounds [%d, %d]' % (pct['lo'], pct['hi'])
+                    ok = pct['lo'] - 1 - tol <= est <= pct['hi'] + tol
+                else:
+                    what = 'within the bucket (%d, %d] that holds them' % (lo, hi)
+                    ok = lo - tol <= est <= hi + tol and lo < pct['lo'] <= pct['hi'] <= hi
+                check('Prometheus: histogram_quantile(%g, sum by (le)) over two hosts, '
+                      '--le-bits %d: %.0f, %s' % (q, bits, est, what), ok, res)
+    finally:
+        for pr in procs:
+            pr.terminate()
+        for pr in procs:
+            try:
+                pr.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pr.kill()
+                pr.wait()
 
 
 def test_compare(rng):
@@ -237,6 +419,12 @@ def test_compare(rng):
     check('compare: a 50% shift: no change is marked ~',
           rc == 0 and len(r) == 1 + len(PCTS) and
           not any(l.endswith('~') for l in r.values()), out)
+    small = write('small', gen.render(draw(1.0, 5, 500), 3))
+    rc, out, _ = run(['--compare', small, a])
+    r = rows(out)
+    check('compare: p99.9 of 500 samples: too few for an interval, not marked',
+          rc == 0 and 'too few samples' in r.get('p99.9', '') and
+          not r.get('p99.9', '').endswith('~') and '[' in r.get('p50', ''), out)
     # Zeros: a percentile of 0 prints its change in absolute terms.
     z = write('zeros', gen.render({0: [0] * 900 + [100] * 100}, 3))
     y = write('ones', gen.render({0: [1] * 900 + [100] * 100}, 3))
@@ -478,6 +666,8 @@ def main():
     try:
         test_fixtures(rng)
         test_csv_openmetrics(rng)
+        test_merge(rng)
+        test_prometheus(rng)
         test_compare(rng)
         test_diff_interval(rng)
         test_malformed()
