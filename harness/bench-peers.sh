@@ -39,7 +39,10 @@ for m in 9pnet_virtio 9p; do modprobe -S "$release" --show-depends "$m"; done | 
 	sort -u | while read -r ko; do
 		rel=${ko#/lib/modules/"$release"/}
 		mkdir -p "$mods/lib/modules/$release/$(dirname "$rel")"
-		xz -dc "$ko" > "$mods/lib/modules/$release/${rel%.xz}"
+		case $ko in
+		*.xz) xz -dc "$ko" > "$mods/lib/modules/$release/${rel%.xz}" ;;
+		*) cp "$ko" "$mods/lib/modules/$release/$rel" ;;
+		esac
 	done
 cp /lib/modules/"$release"/modules.builtin* /lib/modules/"$release"/modules.order \
 	"$mods/lib/modules/$release/"

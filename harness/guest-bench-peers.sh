@@ -26,7 +26,7 @@
 #                  their time difference and a log2 hist trigger on it
 #  kprobe_hist     the same with kprobe events p:F and r:F
 # A case counts only if its tool reports exactly CALLS calls: proof that
-# it was attached to the calls measured. The peers come from the host's
+# it was attached to the calls measured (untraced: the loop's own count). The peers come from the host's
 # tree, mounted read-only on /host.
 set -eu
 H=/root/kstats_helper
@@ -101,10 +101,10 @@ bt() { echo "$1" | sed "s/:F /:$2 /; s/HIST/$3/"; }
 # hist_setup TYPE ENTRY EXIT: the kernel's latency histogram as
 # Documentation/trace/histogram.rst builds it, on probe events of TYPE.
 hist_setup() {
-	echo "kstats_peers_lat u64 lat" >> $T/synthetic_events
-	echo 'hist:keys=common_pid:ts0=common_timestamp' > "$T/events/$1/kstats_peers_entry/trigger"
+	echo "kstats_peers_lat u64 lat" >> $T/synthetic_events &&
+	echo 'hist:keys=common_pid:ts0=common_timestamp' > "$T/events/$1/kstats_peers_entry/trigger" &&
 	echo "hist:keys=common_pid:lat=common_timestamp-\$ts0:onmatch($1.kstats_peers_entry).trace(kstats_peers_lat,\$lat)" \
-		> "$T/events/$1/kstats_peers_exit/trigger"
+		> "$T/events/$1/kstats_peers_exit/trigger" &&
 	echo 'hist:keys=lat.log2' > $T/events/synthetic/kstats_peers_lat/trigger
 }
 hist_teardown() {
@@ -121,7 +121,8 @@ show() { sed 's/^/  | /; s/WARNING/Warning/' "$1"; }
 
 # start CASE: attach CASE's tool; a tool that keeps running is left in
 # the background (its pid in $tool), its output in $OUT/CASE. bpftrace
-# and perf run the loop themselves (loop, below).
+# and perf run the loop themselves (loop, below). Called as `start ||`,
+# which turns set -e off: each step is checked.
 tool=
 start() {
 	: > "$OUT/$1"
@@ -139,13 +140,13 @@ start() {
 	bpftrace_k3) bt "$BT_K" "$F" 'hist(nsecs - @start[tid], 3)' > $R/tmp/bt ;;
 	bpftrace_kfunc) bt "$BT_F" "$FA" 'hist(nsecs - @start[tid])' > $R/tmp/bt ;;
 	fprobe_hist)
-		echo "f:kstats_peers_entry $FA" >> $T/dynamic_events
-		echo "f:kstats_peers_exit $FA%return" >> $T/dynamic_events
-		hist_setup fprobes ;;
+		echo "f:kstats_peers_entry $FA" >> $T/dynamic_events &&
+			echo "f:kstats_peers_exit $FA%return" >> $T/dynamic_events &&
+			hist_setup fprobes || { echo "$1: the events cannot be set up"; return 1; } ;;
 	kprobe_hist)
-		echo "p:kstats_peers_entry $F" >> $T/kprobe_events
-		echo "r:kstats_peers_exit $F" >> $T/kprobe_events
-		hist_setup kprobes ;;
+		echo "p:kstats_peers_entry $F" >> $T/kprobe_events &&
+			echo "r:kstats_peers_exit $F" >> $T/kprobe_events &&
+			hist_setup kprobes || { echo "$1: the events cannot be set up"; return 1; } ;;
 	esac
 	case $1 in
 	funclatency*) taskset 2 chroot $R /usr/sbin/funclatency -T "$F" > "$OUT/$1" 2>&1 & tool=$! ;;
@@ -156,7 +157,13 @@ start() {
 	i=0
 	until grep -q "^$FA " $T/enabled_functions; do
 		kill -0 $tool 2>/dev/null || { echo "$1 exited:"; show "$OUT/$1"; return 1; }
-		[ $i -lt 600 ] || { echo "$1: not attached after 300 s:"; show "$OUT/$1"; return 1; }
+		if [ $i -ge 600 ]; then
+			echo "$1: not attached after 300 s:"
+			kill -KILL $tool
+			wait $tool || true
+			show "$OUT/$1"
+			return 1
+		fi
 		sleep 0.5
 		i=$((i + 1))
 	done
@@ -167,12 +174,13 @@ start() {
 # (not in a subshell: it waits for the tool); messages go to stderr.
 stop() {
 	case $1 in
-	untraced) echo "$CALLS" ;;
+	untraced) awk '$1 == "calls" { print $2 }' "$OUT/$1.loop" ;;
 	kstats*)
 		awk -v n="$F" '$1 == "name" && $2 == n {
 			for (i = 3; i < NF; i += 2) if ($i == "samples") print $(i + 1) }' $CTL
 		ctl "remove $F" ;;
-	bpftrace_*) awk '/^\[/ { sub(/^[^)]*\)/, ""); n += $1 } END { print n + 0 }' "$OUT/$1" ;;
+	# [4, 8)   12 |@@@@ |, and [0], [1] for single values.
+	bpftrace_*) awk '/^\[/ { sub(/^\[[^]]*[])]/, ""); n += $1 } END { print n + 0 }' "$OUT/$1" ;;
 	perf_ftrace*)
 		awk -F'|' '!/^#/ && NF >= 3 { n += $2 } END { print n + 0 }' "$OUT/$1"
 		echo "$DEFAULT_BUFFER_KB" > $T/buffer_size_kb ;;
@@ -182,7 +190,10 @@ stop() {
 		# its case fails.
 		kill -INT $tool 2>/dev/null || echo "$1 exited before the end" >&2
 		(
-			sleep 120
+			trap 'kill $s 2>/dev/null; exit 0' TERM
+			sleep 120 &
+			s=$!
+			wait $s
 			kill -0 $tool 2>/dev/null || exit 0
 			echo "$1 still runs 2 minutes after SIGINT:" >&2
 			grep -E '^(State|SigIgn|SigCgt):' /proc/$tool/status >&2
@@ -194,7 +205,7 @@ stop() {
 		) &
 		watchdog=$!
 		wait $tool || true
-		pkill -P $watchdog sleep 2>/dev/null || true
+		kill $watchdog 2>/dev/null || true
 		wait $watchdog 2>/dev/null || true
 		# 256 -> 511   : 12   |****   |
 		awk '$2 == "->" && $4 == ":" { n += $5 } END { print n + 0 }' "$OUT/$1" ;;
@@ -224,7 +235,11 @@ loop() {
 		echo "$PERF_BUFFER_KB" > $T/buffer_size_kb
 		timeout 600 taskset 2 chroot $R /usr/bin/perf ftrace latency -b -a -n -T "$FA" -- $LOOP \
 			> "$OUT/$1" 2>&1 ;;
-	*) taskset 1 "$H" getppid "$CALLS" >> "$OUT/$1" ;;
+	*)
+		# Its own file: funclatency writes to $OUT/CASE at its own offset.
+		taskset 1 "$H" getppid "$CALLS" > "$OUT/$1.loop"
+		awk '$1 == "calls" && $3 == "ns_per_call" { print $4 }' "$OUT/$1.loop"
+		return ;;
 	esac
 	awk '$1 == "calls" && $3 == "ns_per_call" { print $4 }' "$OUT/$1"
 }
@@ -277,17 +292,21 @@ for c in $run; do
 			END { print c, v[int((k + 1) / 2)], v[1], v[k], bad }'
 done | awk -v calls="$CALLS" -v unit="$UNIT" '{ c[NR] = $1; v[NR] = $2; lo[NR] = $3; hi[NR] = $4
 		bad[NR] = $5 != "" }
-	$1 == "untraced" { base = $2 }
-	$1 == "kstats_fprobe" { ref = $2 }
+	$1 == "untraced" && $5 == "" { base = $2; have_base = 1 }
+	$1 == "kstats_fprobe" && $5 == "" { ref = $2; have_ref = 1 }
 	END {
+		if (!have_base)
+			print "bench-peers: no untraced case that counted its calls: no costs"
 		for (i = 1; i <= NR; i++) {
 			if (bad[i]) {
 				printf "case %-18s did not count %d calls: left out\n", c[i], calls
 				continue
 			}
-			printf "case %-18s %s %7.1f ratio %5.2f   (rounds: %.1f to %.1f)%s\n",
+			if (!have_base)
+				continue
+			printf "case %-18s %s %7.1f ratio %5s   (rounds: %.1f to %.1f)%s\n",
 				c[i], unit, v[i] - base,
-				(ref > base ? (v[i] - base) / (ref - base) : 0),
+				(have_ref && ref > base ? sprintf("%.2f", (v[i] - base) / (ref - base)) : "n/a"),
 				lo[i] - base, hi[i] - base,
 				(c[i] == "untraced" ? sprintf(" (the call itself: %.1f %s)", base, unit) : "")
 		}
