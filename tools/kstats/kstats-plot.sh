@@ -6,15 +6,23 @@ set -eu
 usage() {
 	cat <<'USAGE'
 usage: kstats-plot [options] INPUT [INPUT_B]
+       kstats-plot --heatmap -t png|svg -o FILE INPUT
 
-Plots the distribution (count against slot mean, gnuplot "u 8:6") or the
-CDF ("u 8:10") of a kstats metric. INPUT is a file, a metric name (read
-from /sys/kernel/debug/kstats/, or on HOST with -H), or - for stdin; input
-with CPU lines only (grep CPU) is summed over its CPUs. With INPUT_B, the
-two are overlaid for an A/B comparison. The long options are those of
-kstats(1).
+Plots the distribution of a kstats metric as a density: the fraction of
+the samples per octave (per doubling of the value) on the default
+logarithmic axis, per unit of value with --linear. Raw counts per slot
+would show false peaks at each power of two, where slots double in width.
+Or the CDF. INPUT is a file, a metric name (read from
+/sys/kernel/debug/kstats/, or on HOST with -H), or - for stdin; input with
+CPU lines only (grep CPU) is summed over its CPUs. With INPUT_B, the two
+are overlaid for an A/B comparison: fractions, so that runs with different
+sample counts compare. With --heatmap, INPUT is the output of
+kstats --interval SECS --csv NAME: time on x, value on y (logarithmic),
+colour for the samples per second and octave. The long options are those
+of kstats(1).
 
       --cdf             plot the CDF instead of the distribution
+      --heatmap         a latency heatmap of kstats --interval --csv output
       --per-cpu         one curve per CPU (default: all CPUs, the CPUS lines)
   -i, --interval SECS   redraw every SECS seconds, reading the metric again
   -H, --host HOST       read metric names on HOST through ssh
@@ -27,10 +35,11 @@ kstats(1).
 USAGE
 }
 
-cdf=0 per_cpu=0 live=0 host="" term=dumb output="" size="" logx=1
+cdf=0 per_cpu=0 live=0 host="" term=dumb output="" size="" logx=1 heatmap=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cdf) cdf=1 ;;
+	--heatmap) heatmap=1 ;;
 	--per-cpu) per_cpu=1 ;;
 	-i|--interval) live=$2; shift ;;
 	-H|--host) host=$2; shift ;;
@@ -47,6 +56,16 @@ while [ $# -gt 0 ]; do
 done
 [ $# -ge 1 ] && [ $# -le 2 ] || { usage >&2; exit 1; }
 command -v gnuplot >/dev/null || { echo "kstats-plot: gnuplot not found" >&2; exit 1; }
+# The kstats beside this script (installed together), else on PATH.
+KSTATS=$(dirname "$0")/kstats
+[ -x "$KSTATS" ] || KSTATS=$(command -v kstats) ||
+	{ echo "kstats-plot: kstats not found (make -C tools/kstats install)" >&2; exit 1; }
+if [ $heatmap = 1 ]; then
+	[ $# -eq 1 ] || { usage >&2; exit 1; }
+	case $term in png|svg) ;; *) echo "kstats-plot: --heatmap needs -t png or -t svg" >&2; exit 1 ;; esac
+	[ $cdf = 0 ] && [ $per_cpu = 0 ] && [ "$live" = 0 ] ||
+		{ echo "kstats-plot: --heatmap: not with --cdf, --per-cpu or -i" >&2; exit 1; }
+fi
 
 # Temporary files: the gnuplot script and standard input, removed on exit.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kstats-plot.XXXXXX")
@@ -94,18 +113,69 @@ set output '$output'" ;;
 *) echo "kstats-plot: unknown terminal $term" >&2; exit 1 ;;
 esac
 
-using=8:6
-ylabel="samples in slot"
+# The data of a curve, from kstats --csv (slot,lo,hi,count,mean,cdf,
+# fraction,per_octave,per_unit): the outline of the density's bars, or the
+# CDF at each slot's upper bound. Values of 0 sit at 1/2 on a log axis.
 if [ $cdf = 1 ]; then
-	using=8:10
 	ylabel="cumulative fraction"
+	shape='NR > 1 { if (!started) { print ($2 > 0 ? $2 : lz), 0; started = 1 } print $3 + 1, $6 }'
+else
+	ylabel="fraction of samples per octave"
+	col=8
+	if [ $logx = 0 ]; then
+		ylabel="fraction of samples per unit of value"
+		col=9
+	fi
+	shape='NR > 1 {
+		x0 = $2 > 0 ? $2 : lz; x1 = $3 + 1
+		if (x0 != last) { if (last != "") print last, 0; print x0, 0 }
+		print x0, $'$col'; print x1, $'$col'; last = x1
+	}
+	END { if (last != "") print last, 0 }'
 fi
+lz=0.5
+[ $logx = 1 ] || lz=0
 
 plots=""
-# curve DATA TITLE: one more curve of the plot command.
+n=0
+# curve SOURCE KSTATS_OPTIONS TITLE: one more curve, read again at each
+# replot (-i) through a script of its own.
 curve() {
-	plots="$plots${plots:+, }\"$1\" using $using with steps title '$2'"
+	n=$((n + 1))
+	cat > "$tmp/curve$n.sh" <<CURVE
+$1 | "$KSTATS" --csv $2 - | awk -F, -v OFS=' ' -v lz=$lz '$shape'
+CURVE
+	plots="$plots${plots:+, }\"< sh $tmp/curve$n.sh\" using 1:2 with lines title '$3'"
 }
+
+if [ $heatmap = 1 ]; then
+	src=$(source_of "$1")
+	# A box per interval and slot: x the interval's time span, y the
+	# slot's bounds, colour the samples per second and octave.
+	sh -c "$src" | awk -F, '
+		/^interval / { t += secs; secs = $0; sub(/.* seconds /, "", secs); sub(/ .*/, "", secs)
+			secs += 0; n++; next }
+		/^slot,/ || NF < 9 { next }
+		{ lo = $2 > 0 ? $2 : 0.5; hi = $3 + 1
+		  if (secs > 0 && $4 > 0)
+			print t + secs / 2, sqrt(lo * hi), t, t + secs, lo, hi, $4 / secs / log(hi / lo) * log(2) }
+		END { if (!n) exit 1 }' > "$tmp/heat" ||
+		{ echo "kstats-plot: $1: no intervals (kstats --interval SECS --csv NAME writes them)" >&2; exit 1; }
+	[ -s "$tmp/heat" ] || { echo "kstats-plot: $1: no samples" >&2; exit 1; }
+	{
+		echo "$setterm"
+		echo "set logscale y"
+		echo "set logscale cb"
+		echo "set xlabel 'time (s)'"
+		echo "set ylabel 'value'"
+		echo "set cblabel 'samples per second and octave'"
+		echo "set title '$(basename "$1")'"
+		echo "set palette defined (0 '#fff5eb', 1 '#fd8d3c', 2 '#d94801', 3 '#7f2704')"
+		echo "plot '$tmp/heat' using 1:2:3:4:5:6:7 with boxxyerror fs solid 1.0 noborder lc palette notitle"
+	} > "$tmp/plot.gp"
+	gnuplot "$tmp/plot.gp"
+	exit 0
+fi
 
 for input in "$@"; do
 	src=$(source_of "$input")
@@ -113,36 +183,23 @@ for input in "$@"; do
 	if [ $per_cpu = 1 ]; then
 		cpus=$(sh -c "$src" | awk '$3 == "CPU" { print $4 }' | sort -un)
 		for c in $cpus; do
-			data="< $src | awk '\\\$3 == \\\"CPU\\\" && \\\$4 == $c'"
-			curve "$data" "$label CPU $c"
+			curve "$src" "--cpu $c" "$label CPU $c"
 		done
-	elif sh -c "$src" | grep -q '^slot .* CPUS '; then
-		curve "< $src | grep CPUS" "$label"
 	else
-		# CPU lines only: the CPUS lines they sum to, slot by slot.
-		cpus="$tmp/cpus.$(echo "$label" | tr -c 'A-Za-z0-9_\n' _).$$"
-		sh -c "$src" | awk '$3 == "CPU" { n[$2] += $6; s[$2] += $6 * $8; all += $6 }
-			END {
-				for (k in n)
-					print k, n[k], s[k]
-			}' | sort -n | awk -v all=0 '{ l[NR] = $0; all += $2 }
-			END {
-				for (i = 1; i <= NR; i++) {
-					split(l[i], f, " ")
-					cum += f[2]
-					printf "slot %d CPUS 1 count %d avg %d p %.6f\n",
-						f[1], f[2], f[2] ? f[3] / f[2] : 0, cum / all
-				}
-			}' > "$cpus"
-		curve "$cpus" "$label"
+		curve "$src" "" "$label"
 	fi
 done
 [ -n "$plots" ] || { echo "kstats-plot: nothing to plot" >&2; exit 1; }
+# A malformed input: kstats' own message, before gnuplot's.
+for c in "$tmp"/curve*.sh; do
+	sh "$c" > /dev/null 2> "$tmp/err" && ! [ -s "$tmp/err" ] ||
+		{ cat "$tmp/err" >&2; exit 1; }
+done
 
 {
 	echo "$setterm"
 	[ $logx = 1 ] && echo "set logscale x"
-	echo "set xlabel 'value (slot mean)'"
+	echo "set xlabel 'value'"
 	echo "set ylabel '$ylabel'"
 	echo "set key top left"
 	echo "plot $plots"

@@ -46,6 +46,7 @@ static struct {
 	const char *name;	/* for OpenMetrics */
 	int le_bits;		/* --le-bits: the frac_bits of OpenMetrics' buckets */
 	const char *outfile;	/* -o */
+	int log2;		/* --hist --log2 */
 } opt = { .bits = -1, .cpu = -1 };
 
 static void show_help(FILE *f)
@@ -69,9 +70,12 @@ static void show_help(FILE *f)
 "      --per-cpu           one row per CPU\n"
 "  -u, --unit U            the values are in U (ns, us, ms or s): print them\n"
 "                          with a unit, scaled up to s\n"
-"      --hist              terminal histogram and CDF\n"
+"      --hist              terminal histogram: density per octave, CDF,\n"
+"                          cumulative %%, percentiles\n"
+"      --log2              with --hist: slots of powers of 2 (frac_bits 0)\n"
 "      --json              JSON\n"
-"      --csv               one CSV row per slot: slot,lo,hi,count,mean,cdf\n"
+"      --csv               one CSV row per slot: slot,lo,hi,count,mean,cdf,\n"
+"                          fraction,per_octave,per_unit (densities)\n"
 "      --openmetrics       OpenMetrics histogram (Prometheus textfile): the\n"
 "                          family kstats_latency_seconds with -u, else\n"
 "                          kstats_latency; labels metric and, with --per-cpu, cpu\n"
@@ -440,6 +444,41 @@ static void json_stats(const struct ks_data *d, const struct ks_hist *h, int top
 	printf("}");
 }
 
+/*
+ * The width of slot @s in octaves (doublings of the value): log2 of
+ * (hi + 1) / lo, with 0 taken as 1/2. Slots are log-linear, so a count
+ * divided by this is a density that a logarithmic axis shows without the
+ * sawtooth of raw counts, whose slots double in width at each power of 2.
+ */
+static double octaves(size_t s, int bits)
+{
+	double lo = ks_slot_min(s, bits);
+
+	return log2(((double)ks_slot_max(s, bits) + 1) / (lo > 0 ? lo : 0.5));
+}
+
+/*
+ * @h's samples in the slots of a coarser frac_bits @to: a slot of @to is a
+ * union of slots of @bits, so every count and sum is exact.
+ */
+static void coarsen(struct ks_hist *out, const struct ks_hist *h, int bits, int to)
+{
+	size_t s, c;
+
+	out->nslots = ks_nr_slots(to);
+	out->count = calloc(out->nslots, sizeof(*out->count));
+	out->sum = calloc(out->nslots, sizeof(*out->sum));
+	if (!out->count || !out->sum)
+		die(1, "out of memory");
+	for (s = 0; s < h->nslots; s++) {
+		if (!h->count[s])
+			continue;
+		c = ks_slot(ks_slot_min(s, bits), to);
+		out->count[c] += h->count[s];
+		out->sum[c] += h->sum[s];
+	}
+}
+
 static void print_csv(const struct ks_data *d, const struct ks_hist *h)
 {
 	uint64_t n = 0, cum = 0;
@@ -447,16 +486,19 @@ static void print_csv(const struct ks_data *d, const struct ks_hist *h)
 
 	for (s = 0; s < h->nslots; s++)
 		n += h->count[s];
-	printf("slot,lo,hi,count,mean,cdf\n");
+	printf("slot,lo,hi,count,mean,cdf,fraction,per_octave,per_unit\n");
 	for (s = 0; s < h->nslots; s++) {
+		double f = (double)h->count[s] / n;
+
 		if (!h->count[s])
 			continue;
 		cum += h->count[s];
-		printf("%zu,%llu,%llu,%llu,%.3f,%.6f\n", s,
+		printf("%zu,%llu,%llu,%llu,%.3f,%.6f,%.6g,%.6g,%.6g\n", s,
 		       (unsigned long long)ks_slot_min(s, d->bits),
 		       (unsigned long long)ks_slot_max(s, d->bits),
 		       (unsigned long long)h->count[s], slot_mean(h, s),
-		       (double)cum / n);
+		       (double)cum / n, f, f / octaves(s, d->bits),
+		       f / ((double)ks_slot_max(s, d->bits) - ks_slot_min(s, d->bits) + 1));
 	}
 }
 
@@ -569,36 +611,61 @@ static int term_width(void)
 	return 80;
 }
 
-/* Density as a bar of dark shade, the CDF continued in light shade. */
-static void print_hist(const struct ks_hist *h)
+/*
+ * A row per non-empty slot: its mean, a dark bar for its density (the
+ * fraction of the samples per octave: slots double in width at each power
+ * of two, and raw counts would show false peaks there), continued in light
+ * shade up to the cumulative fraction; the count, the cumulative % and the
+ * percentiles that fall in the slot. With --log2, the slots of frac_bits 0.
+ */
+static void print_hist(const struct ks_hist *hist, int hbits)
 {
-	int width = term_width() - 24, i;
-	uint64_t n = 0, cum = 0, max = 0;
-	char v[64];
+	int width = term_width() - 44, bits = opt.log2 ? 0 : hbits, i;
+	const struct ks_hist *h = hist;
+	struct ks_hist coarse = { 0 };
+	double dmax = 0, dens;
+	uint64_t n = 0, cum = 0;
+	struct stats st;
+	char v[64], q[32];
 	size_t s;
 
+	if (opt.log2 && hbits > 0) {
+		coarsen(&coarse, hist, hbits, 0);
+		h = &coarse;
+	}
+	compute(h, bits, &st);
 	for (s = 0; s < h->nslots; s++) {
 		n += h->count[s];
-		if (h->count[s] > max)
-			max = h->count[s];
+		if (h->count[s])
+			dmax = fmax(dmax, h->count[s] / octaves(s, bits));
 	}
 	if (width < 10)
 		width = 10;
-	printf("%10s \u2502%*s%-*s%10s\n", "value", width / 2, "", width - width / 2,
-	       "\u250a", "count");
+	printf("%10s \u2502%-*s%10s %7s  %s\n", "value", width, " density \u2592, cdf \u2591",
+	       "count", "cum%", "percentiles");
 	for (s = 0; s < h->nslots; s++) {
-		int bar, cdf;
+		int bar, cdf, first = 1;
 
 		if (!h->count[s])
 			continue;
 		cum += h->count[s];
-		bar = (int)((double)h->count[s] / max * width / 2 + 0.5);
+		dens = h->count[s] / octaves(s, bits);
+		bar = (int)(dens / dmax * width / 2 + 0.5);
 		cdf = (int)((double)cum / n * width + 0.5);
 		printf("%10s \u2502", fmt_val(v, sizeof(v), slot_mean(h, s)));
 		for (i = 0; i < width; i++)
 			fputs(i < bar ? "\u2592" : i < cdf ? "\u2591" : " ", stdout);
-		printf("%10llu\n", (unsigned long long)h->count[s]);
+		printf("%10llu %6.2f%%", (unsigned long long)h->count[s], 100.0 * cum / n);
+		for (i = 0; i < opt.npct; i++) {
+			if (ks_slot(st.pct[i].lo, bits) != s)
+				continue;
+			printf("%s p%s", first ? " " : ",", pct_name(q, sizeof(q), opt.pct[i]));
+			first = 0;
+		}
+		putchar('\n');
 	}
+	free(coarse.count);
+	free(coarse.sum);
 }
 
 static const struct ks_hist *selected(const struct ks_data *d)
@@ -626,7 +693,7 @@ static void output(const struct ks_data *d, const char *input)
 			print_summary(input, d, selected(d));
 		break;
 	case OUT_HIST:
-		print_hist(selected(d));
+		print_hist(selected(d), d->bits);
 		break;
 	case OUT_JSON:
 		json_stats(d, selected(d), 1);
@@ -1335,7 +1402,7 @@ static const char *merged_name(int n, char **inputs)
 int main(int argc, char **argv)
 {
 	enum { O_CPU = 256, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM, O_NAME, O_DIFF, O_CMP,
-	       O_ROWS, O_LE_BITS, O_MERGE };
+	       O_ROWS, O_LE_BITS, O_MERGE, O_LOG2 };
 	static const struct option lopts[] = {
 		{ "percentiles", required_argument, NULL, 'p' },
 		{ "bits", required_argument, NULL, 'b' },
@@ -1350,6 +1417,7 @@ int main(int argc, char **argv)
 		{ "le-bits", required_argument, NULL, O_LE_BITS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "merge", no_argument, NULL, O_MERGE },
+		{ "log2", no_argument, NULL, O_LOG2 },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "rows", no_argument, NULL, O_ROWS },
@@ -1443,6 +1511,9 @@ int main(int argc, char **argv)
 		case O_MERGE:
 			mode_merge = 1;
 			break;
+		case O_LOG2:
+			opt.log2 = 1;
+			break;
 		case 'i':
 			opt.interval = strtod(optarg, &end);
 			if (*end || end == optarg || !(opt.interval > 0))
@@ -1480,6 +1551,8 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
+	if (opt.log2 && opt.out != OUT_HIST)
+		die(1, "--log2: only with --hist");
 	if (mode_diff + mode_cmp + mode_merge > 1)
 		die(1, "--diff, --compare and --merge: one at a time");
 	if (opt.outfile && (opt.interval > 0 || mode_cmp))

@@ -369,6 +369,54 @@ def test_prometheus(rng):
                 pr.wait()
 
 
+def test_density(rng):
+    """Densities: a log-uniform distribution is flat, not a sawtooth."""
+    values = [int(2 ** rng.uniform(10, 20)) for _ in range(200000)]
+    path = write('loguniform', gen.render({0: values[:100000], 1: values[100000:]}, 3))
+    rc, out, _ = run(['--csv', path])
+    rows = list(csv.DictReader(io.StringIO(out)))
+    inner = [r for r in rows if 2 ** 11 <= int(r['lo']) and int(r['hi']) < 2 ** 19]
+    dens = [float(r['per_octave']) for r in inner]
+    counts = [int(r['count']) for r in inner]
+    ok = rc == 0 and abs(sum(float(r['fraction']) for r in rows) - 1) < 1e-4 and dens
+    ok = ok and max(dens) / min(dens) < 1.3 and max(counts) / min(counts) > 1.7
+    check('--csv: per_octave of a log-uniform distribution is flat (counts are not)',
+          ok, (dens[:20], counts[:20]))
+    per_unit = all(abs(float(r['per_unit']) * (int(r['hi']) - int(r['lo']) + 1) -
+                       float(r['fraction'])) < 1e-6 for r in rows)
+    check('--csv: per_unit is the fraction over the slot width', rc == 0 and per_unit)
+
+    rc, out, _ = run(['--hist', path])
+    lines = out.splitlines()[1:]
+    bars = [l.count('\u2592') for l in lines
+            if 2 ** 11 <= float(l.split()[0]) < 2 ** 19]
+    check('--hist: the density bars of a log-uniform distribution are even',
+          rc == 0 and bars and min(bars) >= 0.75 * max(bars), bars)
+    cum = [float(l.split()[-1].rstrip('%')) if l.split()[-1].endswith('%') else
+           float(re.search(r'([\d.]+)%', l)[1]) for l in lines]
+    marks = re.findall(r' (p[\d.]+)', out.split('\n', 1)[1])
+    t = truth(values)
+    where = {}
+    for l in lines:
+        for m in re.findall(r'[ ,] ?(p[\d.]+)', l.split('%', 1)[1]):
+            where[m] = float(l.split()[0])
+    ok = rc == 0 and cum == sorted(cum) and abs(cum[-1] - 100) < 1e-9
+    ok &= sorted(marks) == sorted('p%g' % q for q in PCTS)
+    ok &= all(gen.slot_of(int(where['p%g' % q]), 3) == gen.slot_of(t['pct'][q], 3)
+              for q in PCTS if 'p%g' % q in where)
+    check('--hist: cumulative %, each percentile marked once in its slot\'s row', ok, out[:3000])
+    rc, out, _ = run(['--hist', '--log2', path])
+    lines = out.splitlines()[1:]
+    def count(line):
+        w = line.split('\u2502')[1].split()
+        return int(next(w[i - 1] for i in range(len(w)) if w[i].endswith('%')))
+    ok = rc == 0 and len(lines) == 10 and sum(count(l) for l in lines) == len(values)
+    check('--hist --log2: a row per power of 2, every sample', ok, out)
+    rc, _, err = run(['--log2', path])
+    check('--log2 without --hist -> exit 1', rc == 1 and '--hist' in err, err)
+    return path
+
+
 def test_compare(rng):
     def draw(scale, seed, n=100000):
         r = random.Random(seed)
@@ -620,7 +668,7 @@ def test_trace_usage():
     check('trace as a user -> exit 1, needs root', rc == 1 and 'needs root' in err, err)
 
 
-def test_plot(rng):
+def test_plot(rng, flat):
     """kstats-plot, next to the tool (needs gnuplot)."""
     plot = os.path.join(os.path.dirname(KSTATS), 'kstats-plot.sh')
     if not shutil.which('gnuplot'):
@@ -650,6 +698,44 @@ def test_plot(rng):
     check('kstats-plot -c (no longer --cdf) -> exit 1', rc == 1 and 'usage:' in err, err)
     rc, out, _ = plot_run(['--version'], '')
     check('kstats-plot --version', rc == 0 and out.startswith('kstats-plot '), out)
+    # Density: a log-uniform distribution plots flat (raw counts per slot
+    # would be a sawtooth, with steps at each power of two).
+    with open(flat, encoding='ascii') as f:
+        rc, out, err = plot_run(['-s', '100,30', '-'], f.read())
+    grid = [l for l in out.splitlines() if '*' in l and 'loguniform' not in l and '-' not in l]
+    cols = [i for l in grid for i, ch in enumerate(l) if ch == '*']
+    lo, hi = (min(cols), max(cols)) if cols else (0, 0)
+    mid = {r for r, l in enumerate(grid) for i, ch in enumerate(l)
+           if ch == '*' and lo + (hi - lo) * 0.3 <= i <= lo + (hi - lo) * 0.7}
+    check('kstats-plot: a log-uniform distribution plots flat (density per octave)',
+          rc == 0 and cols and len(mid) <= 2, out + err)
+
+    # A heatmap of kstats --interval --csv output: the median moves up
+    # for a while.
+    series = ''
+    for i in range(12):
+        vs = [int(rng.lognormvariate(9 + (1 if 4 <= i < 8 else 0), 0.4)) for _ in range(2000)]
+        rc, c, _ = run(['--csv', '-'], stdin=gen.render({0: vs}, 3))
+        series += 'interval %d seconds 1.000 rate 2000.0/s\n' % (i + 1) + c
+    hm = write('series', series)
+    for term, magic in (('png', b'\x89PNG'), ('svg', b'<?xml')):
+        img = os.path.join(TMP, 'heat.' + term)
+        rc, out, err = plot_run(['--heatmap', '-t', term, '-o', img, hm], '')
+        with open(img, 'rb') if os.path.exists(img) else io.BytesIO() as f:
+            data = f.read()
+        check('kstats-plot --heatmap -t %s: an image of the intervals' % term,
+              rc == 0 and data.startswith(magic) and len(data) > 5000, err)
+    rc, _, err = plot_run(['--heatmap', hm], '')
+    check('kstats-plot --heatmap on the terminal -> exit 1, says -t png|svg',
+          rc == 1 and '-t png' in err, err)
+    rc, _, err = plot_run(['--heatmap', '-t', 'png', '-o', os.path.join(TMP, 'x.png'), flat], '')
+    check('kstats-plot --heatmap of input without intervals -> exit 1, says what it needs',
+          rc == 1 and '--interval' in err, err)
+    check('kstats-plot --heatmap: no temporary file left', os.listdir(tmpdir) == [],
+          str(os.listdir(tmpdir)))
+    rc, _, err = plot_run(['-'], 'slot x\n')
+    check('kstats-plot: malformed input -> exit 1, kstats\' message',
+          rc == 1 and 'line 1' in err, err)
     man = os.path.join(os.path.dirname(KSTATS), 'kstats-plot.1')
     check('kstats-plot has a man page', os.path.exists(man) and
           '.SH OPTIONS' in open(man).read())
@@ -668,12 +754,13 @@ def main():
         test_csv_openmetrics(rng)
         test_merge(rng)
         test_prometheus(rng)
+        flat = test_density(rng)
         test_compare(rng)
         test_diff_interval(rng)
         test_malformed()
         test_misc(rng)
         test_trace_usage()
-        test_plot(rng)
+        test_plot(rng, flat)
     finally:
         shutil.rmtree(TMP)
     print('%d passed, %d failed' % (RESULTS['passed'], RESULTS['failed']))
