@@ -26,6 +26,7 @@
 #define pr_fmt(fmt) "kstats_trace: " fmt
 
 #include <kunit/visibility.h>
+#include <linux/cgroup.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fprobe.h>
@@ -36,7 +37,10 @@
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -49,7 +53,7 @@
 #define KSTATS_TRACE_GAP	"GAP-"
 #define KSTATS_TRACE_TP		"tp:"
 #define KSTATS_TRACE_TP_SYM	"__tracepoint_"
-#define KSTATS_TRACE_MAX_WORDS	8
+#define KSTATS_TRACE_MAX_WORDS	12
 /* Refused commands kept in error_log, the oldest replaced first. */
 #define KSTATS_TRACE_ERRORS	8
 
@@ -87,6 +91,11 @@ struct kstats_trace {
 	struct kstats_trace_point start, end;
 	/* Set when the module of a point went: the probes are detached. */
 	char gone[MODULE_NAME_LEN];
+	/* Filters: only the calls of this process, or of this cgroup's subtree. */
+	struct pid *pid;		/* NULL for every process */
+	int pid_nr;			/* as the command gave it */
+	struct cgroup *cgrp;		/* NULL for every cgroup */
+	char *cgroup_path;
 	union {
 		struct kretprobe krp;
 		struct fprobe fp;
@@ -177,6 +186,21 @@ static __always_inline u64 kstats_trace_now(void)
 }
 
 /*
+ * Whether the current task's calls are timed: it belongs to the process of
+ * pid N, and to the cgroup of cgroup PATH or one below it. No lock, no
+ * call, no allocation: the task's own thread group pid, and its css_set,
+ * read in the RCU-sched read-side section that every handler runs in
+ * (preemption disabled), as BPF programs read it. In an interrupt, the
+ * task is the one interrupted.
+ */
+static __always_inline bool kstats_trace_wanted(const struct kstats_trace *t)
+{
+	if (t->pid && task_tgid(current) != t->pid)
+		return false;
+	return !t->cgrp || task_under_cgroup_hierarchy(current, t->cgrp);
+}
+
+/*
  * Handlers run with preemption disabled (kprobe, ftrace and tracepoint
  * callbacks all do), but an interrupt may hit another probe of the same
  * trace on this CPU: the per-CPU times are swapped with this_cpu_xchg(),
@@ -232,6 +256,10 @@ static int kstats_trace_krp_entry(struct kretprobe_instance *ri,
 {
 	struct kstats_trace *t = container_of(get_kretprobe(ri),
 					      struct kstats_trace, krp);
+
+	/* Not wanted: no return handler either. */
+	if (!kstats_trace_wanted(t))
+		return 1;
 	/* pcpu: keeps the entry time per CPU, not in the instance. */
 	kstats_trace_enter(t, kstats_trace_now(),
 			   t->mode == KSTATS_TRACE_PCPU ? NULL : (u64 *)ri->data);
@@ -256,8 +284,12 @@ static int kstats_trace_fp_entry(struct fprobe *fp, unsigned long ip,
 				 unsigned long ret_ip, struct pt_regs *regs,
 				 void *data)
 {
-	kstats_trace_enter(container_of(fp, struct kstats_trace, fp),
-			   kstats_trace_now(), data);
+	struct kstats_trace *t = container_of(fp, struct kstats_trace, fp);
+
+	/* Not wanted: no exit handler either. */
+	if (!kstats_trace_wanted(t))
+		return 1;
+	kstats_trace_enter(t, kstats_trace_now(), data);
 	return 0;
 }
 
@@ -275,8 +307,10 @@ NOKPROBE_SYMBOL(kstats_trace_fp_exit);
 
 static int kstats_trace_kp_start(struct kprobe *p, struct pt_regs *regs)
 {
-	kstats_trace_open(container_of(p, struct kstats_trace, start.kp),
-			  kstats_trace_now());
+	struct kstats_trace *t = container_of(p, struct kstats_trace, start.kp);
+
+	if (kstats_trace_wanted(t))
+		kstats_trace_open(t, kstats_trace_now());
 	return 0;
 }
 
@@ -284,8 +318,10 @@ NOKPROBE_SYMBOL(kstats_trace_kp_start);
 
 static int kstats_trace_kp_end(struct kprobe *p, struct pt_regs *regs)
 {
-	kstats_trace_close(container_of(p, struct kstats_trace, end.kp),
-			   kstats_trace_now());
+	struct kstats_trace *t = container_of(p, struct kstats_trace, end.kp);
+
+	if (kstats_trace_wanted(t))
+		kstats_trace_close(t, kstats_trace_now());
 	return 0;
 }
 
@@ -298,12 +334,14 @@ NOKPROBE_SYMBOL(kstats_trace_kp_end);
  */
 static void kstats_trace_tp_start(void *data)
 {
-	kstats_trace_open(data, kstats_trace_now());
+	if (kstats_trace_wanted(data))
+		kstats_trace_open(data, kstats_trace_now());
 }
 
 static void kstats_trace_tp_end(void *data)
 {
-	kstats_trace_close(data, kstats_trace_now());
+	if (kstats_trace_wanted(data))
+		kstats_trace_close(data, kstats_trace_now());
 }
 
 /*
@@ -614,22 +652,85 @@ static int kstats_trace_parse_point(char *word, struct kstats_trace_where *p)
 	return kstats_trace_check_sym(word);
 }
 
+/*
+ * The options that end a trace command, in any order, each at most once:
+ * bits N, pid N, cgroup PATH. Takes them off the end of @argv.
+ */
+static int kstats_trace_parse_options(char **argv, int *argc,
+				      struct kstats_trace_cmd *cmd)
+{
+	bool bits = false;
+	char *key, *val;
+
+	/* "trace FUNC" or "trace NAME start P end P" stays before them. */
+	while (*argc >= 4) {
+		key = argv[*argc - 2];
+		val = argv[*argc - 1];
+		if (!strcmp(key, "bits")) {
+			if (bits) {
+				kstats_trace_err(key, "bits given twice");
+				return -EINVAL;
+			}
+			bits = true;
+			if (kstrtouint(val, 10, &cmd->bits)) {
+				kstats_trace_err(val, "invalid bits '%s'", val);
+				return -EINVAL;
+			}
+			if (cmd->bits > KSTATS_MAX_FRAC_BITS) {
+				kstats_trace_err(val, "bits %u out of range 0..%u",
+						 cmd->bits, KSTATS_MAX_FRAC_BITS);
+				return -ERANGE;
+			}
+		} else if (!strcmp(key, "pid")) {
+			if (cmd->pid) {
+				kstats_trace_err(key, "pid given twice");
+				return -EINVAL;
+			}
+			if (kstrtoint(val, 10, &cmd->pid) || cmd->pid <= 0) {
+				kstats_trace_err(val, "invalid pid '%s'", val);
+				cmd->pid = 0;
+				return -EINVAL;
+			}
+		} else if (!strcmp(key, "cgroup")) {
+			if (cmd->cgroup) {
+				kstats_trace_err(key, "cgroup given twice");
+				return -EINVAL;
+			}
+			if (val[0] != '/') {
+				kstats_trace_err(val, "cgroup '%s': a path from the cgroup2 root, starting with /",
+						 val);
+				return -EINVAL;
+			}
+			cmd->cgroup = val;
+		} else {
+			break;
+		}
+		*argc -= 2;
+	}
+	return 0;
+}
+
 /**
  * kstats_trace_parse() - parse one command of the _control file
  * @line: the command, NUL terminated; one trailing newline is allowed.
  *	Modified: @cmd points into it.
  * @cmd: the parsed command
  *
- * The commands are ``trace [pcpu:|fprobe:]FUNC [bits N]``,
- * ``trace NAME start POINT end POINT [bits N]`` where a POINT is
+ * The commands are ``trace [pcpu:|fprobe:]FUNC [OPTIONS]``,
+ * ``trace NAME start POINT end POINT [OPTIONS]`` where a POINT is
  * ``SYM[+OFF]``, ``__tracepoint_NAME`` or ``tp:NAME``, and ``remove NAME``.
+ * The OPTIONS, in any order: ``bits N``; ``pid N``, only the calls of the
+ * process (thread group) N; ``cgroup PATH``, only those of the tasks in
+ * the cgroup v2 PATH (from the root of the cgroup2 hierarchy) or below.
  * A ``#`` starts a comment; a line that is only a comment does nothing.
  * Only the syntax is checked here: whether symbols exist and names are free
  * is known when the command is carried out.
  *
  * Context: process context; may sleep.
  * Return: 0 (@cmd->verb is %KSTATS_TRACE_NONE for a comment), -EINVAL for
- * a malformed command, -ERANGE for bits out of range, -ENAMETOOLONG for a
+ * a malformed command (an option given twice, a pid that is not a
+ * positive number, a cgroup path not starting with /), -ERANGE for bits
+ * out of range, -ENAMETOOLONG for a
  * name longer than a file name may be (NAME_MAX, less "GAP-" for a
  * function), -EPERM for a kstats function; a warning says what was wrong.
  */
@@ -688,19 +789,9 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 
 	cmd->verb = KSTATS_TRACE_ADD;
 	cmd->bits = KSTATS_TRACE_DEFAULT_BITS;
-	if (argc >= 4 && !strcmp(argv[argc - 2], "bits")) {
-		if (kstrtouint(argv[argc - 1], 10, &cmd->bits)) {
-			kstats_trace_err(argv[argc - 1], "invalid bits '%s'",
-					 argv[argc - 1]);
-			return -EINVAL;
-		}
-		if (cmd->bits > KSTATS_MAX_FRAC_BITS) {
-			kstats_trace_err(argv[argc - 1], "bits %u out of range 0..%u",
-					 cmd->bits, KSTATS_MAX_FRAC_BITS);
-			return -ERANGE;
-		}
-		argc -= 2;
-	}
+	ret = kstats_trace_parse_options(argv, &argc, cmd);
+	if (ret)
+		return ret;
 
 	if (argc == 6 && !strcmp(argv[2], "start") && !strcmp(argv[4], "end")) {
 		cmd->mode = KSTATS_TRACE_PAIR;
@@ -713,7 +804,7 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 		return ret;
 	}
 	if (argc != 2) {
-		kstats_trace_err(NULL, "usage: trace [pcpu:|fprobe:]FUNC [bits N] or trace NAME start POINT end POINT [bits N]");
+		kstats_trace_err(NULL, "usage: trace [pcpu:|fprobe:]FUNC [OPTIONS] or trace NAME start POINT end POINT [OPTIONS]; OPTIONS: bits N, pid N, cgroup PATH");
 		return -EINVAL;
 	}
 
@@ -763,6 +854,12 @@ static bool kstats_trace_detach(struct kstats_trace *t)
 
 static void kstats_trace_free(struct kstats_trace *t)
 {
+	put_pid(t->pid);
+#ifdef CONFIG_CGROUPS
+	if (t->cgrp)
+		cgroup_put(t->cgrp);
+#endif
+	kfree(t->cgroup_path);
 	kstats_delete(t->gap);
 	kstats_delete(t->ks);
 	free_percpu(t->cpu);
@@ -770,6 +867,54 @@ static void kstats_trace_free(struct kstats_trace *t)
 	kfree(t->start.sym);
 	kfree(t->name);
 	kfree(t);
+}
+
+/*
+ * The filters of a new trace: a reference on the process of pid N, as the
+ * writer's pid namespace numbers it, and on the cgroup of PATH. Each must
+ * exist when the trace is added; a process that exits later only matches
+ * no call.
+ */
+static int kstats_trace_filters(struct kstats_trace *t, const struct kstats_trace_cmd *cmd)
+{
+	if (cmd->pid) {
+		bool leader;
+
+		t->pid = find_get_pid(cmd->pid);
+		rcu_read_lock();
+		leader = t->pid && pid_task(t->pid, PIDTYPE_TGID);
+		rcu_read_unlock();
+		if (!leader) {
+			char word[24];
+
+			snprintf(word, sizeof(word), "pid %d", cmd->pid);
+			kstats_trace_err(word, "pid %d: no such process (a thread? give its tgid)",
+					 cmd->pid);
+			return -ESRCH;
+		}
+		t->pid_nr = cmd->pid;
+	}
+	if (!cmd->cgroup)
+		return 0;
+#ifdef CONFIG_CGROUPS
+	t->cgroup_path = kstrdup(cmd->cgroup, GFP_KERNEL);
+	if (!t->cgroup_path)
+		return -ENOMEM;
+	t->cgrp = cgroup_get_from_path(cmd->cgroup);
+	if (IS_ERR(t->cgrp)) {
+		int ret = PTR_ERR(t->cgrp);
+
+		t->cgrp = NULL;
+		kstats_trace_err(cmd->cgroup, "cgroup %s: not a cgroup of the cgroup2 hierarchy: %d",
+				 cmd->cgroup, ret);
+		return ret;
+	}
+	return 0;
+#else
+	kstats_trace_err(cmd->cgroup, "cgroup %s: this kernel has no cgroups (CONFIG_CGROUPS)",
+			 cmd->cgroup);
+	return -EOPNOTSUPP;
+#endif
 }
 
 /* A point of a new trace, at @where; its symbol is a copy (NULL if none). */
@@ -805,6 +950,9 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 		ret = -ENOMEM;
 		goto fail;
 	}
+	ret = kstats_trace_filters(t, cmd);
+	if (ret)
+		goto fail;
 
 	t->ks = kstats_new(t->name, t->bits);
 	if (IS_ERR(t->ks)) {
@@ -866,8 +1014,10 @@ static int kstats_trace_remove(const char *name)
  * Context: process context; takes kstats_trace_mutex, may sleep.
  * Return: 0, or the errors of kstats_trace_parse(), -E2BIG for a command
  * longer than KSTATS_TRACE_LINE_MAX, -ENOENT for an unknown symbol,
- * tracepoint or name to remove, -EEXIST for a name in use, -ENOMEM, or the
- * error of the probe's registration; a warning says what was wrong.
+ * tracepoint, cgroup or name to remove, -ESRCH for a pid that is no
+ * process, -EOPNOTSUPP for a cgroup without CONFIG_CGROUPS, -EEXIST for a
+ * name in use, -ENOMEM, or the error of the probe's registration; a
+ * warning says what was wrong.
  */
 VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 {
@@ -987,12 +1137,15 @@ static void kstats_trace_show_point(struct seq_file *m, const char *what,
 
 /* The commands, shown when there is no trace to list. */
 static const char kstats_trace_usage[] =
-	"# trace [pcpu:|fprobe:]FUNC [bits N]    time FUNC from entry to return\n"
-	"# trace NAME start POINT end POINT [bits N]\n"
+	"# trace [pcpu:|fprobe:]FUNC [OPTIONS]    time FUNC from entry to return\n"
+	"# trace NAME start POINT end POINT [OPTIONS]\n"
 	"#     time the code between two points: SYM[+OFF], or tp:TRACEPOINT\n"
+	"#     OPTIONS: bits N (resolution, 0..8), pid N (one process only),\n"
+	"#     cgroup PATH (the tasks of a cgroup v2 subtree only)\n"
 	"# remove NAME\n"
 	"# Each trace is listed here, as\n"
-	"# name NAME mode MODE start POINT end POINT bits N samples N missed N [gone MODULE]\n"
+	"# name NAME mode MODE start POINT end POINT bits N samples N missed N\n"
+	"#     [pid N] [cgroup PATH] [gone MODULE]\n"
 	"# and timed into kstats/NAME and, but for pairs, kstats/GAP-NAME; see\n"
 	"# error_log for why a command failed.\n";
 
@@ -1014,6 +1167,10 @@ static int kstats_trace_show(struct seq_file *m, void *v)
 			seq_printf(m, " end %s%%return", t->start.sym);
 		seq_printf(m, " bits %u samples %llu missed %lu", t->bits,
 			   kstats_count(t->ks), kstats_trace_missed(t));
+		if (t->pid)
+			seq_printf(m, " pid %d", t->pid_nr);
+		if (t->cgroup_path)
+			seq_printf(m, " cgroup %s", t->cgroup_path);
 		if (t->gone[0])
 			seq_printf(m, " gone %s", t->gone);
 		seq_putc(m, '\n');

@@ -43,6 +43,8 @@ struct kstats_trace_cmd {
 	const char *name;		/* the metric */
 	struct kstats_trace_where start, end;	/* end unused but for pairs */
 	unsigned int bits;
+	int pid;			/* pid N: a process; 0 for all */
+	const char *cgroup;		/* cgroup PATH (cgroup v2); NULL for all */
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)

@@ -14,6 +14,7 @@
 #include <linux/kstats_kunit.h>
 #include <linux/kthread.h>
 #include <linux/limits.h>
+#include <linux/pid.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -34,6 +35,8 @@ struct kstats_trace_test_parse {
 	unsigned int end_off;
 	bool end_tp;
 	unsigned int bits;
+	int pid;
+	const char *cgroup;
 };
 
 #define GOOD(l, v, m, n, s, so, st, e, eo, et, b) \
@@ -44,6 +47,10 @@ struct kstats_trace_test_parse {
 #define FUNC(l, m, f, b) \
 	GOOD(l, KSTATS_TRACE_ADD, KSTATS_TRACE_##m, f, NULL, 0, false, NULL, 0, false, b)
 #define BAD(l, r) { .line = l, .ret = r }
+/* With filters: the function foo, bits b, pid p, cgroup c. */
+#define FILT(l, b, p, c) \
+	{ .line = l, .ret = 0, .verb = KSTATS_TRACE_ADD, .mode = KSTATS_TRACE_KRETPROBE, \
+	  .name = "foo", .bits = b, .pid = p, .cgroup = c }
 
 static const struct kstats_trace_test_parse kstats_trace_test_lines[] = {
 	FUNC("trace foo", KRETPROBE, "foo", 3),
@@ -104,7 +111,25 @@ static const struct kstats_trace_test_parse kstats_trace_test_lines[] = {
 	BAD("trace foo\nbar", -EINVAL),
 	BAD("trace foo\n\n", -EINVAL),
 	BAD("trace foo\r", -EINVAL),
-	BAD("trace a b c d e f g h i", -EINVAL),
+	BAD("trace a b c d e f g h i j k l m", -EINVAL),
+	FILT("trace foo pid 42", 3, 42, NULL),
+	FILT("trace foo cgroup /a/b bits 5", 5, 0, "/a/b"),
+	FILT("trace foo bits 1 pid 7 cgroup /", 1, 7, "/"),
+	FILT("trace foo cgroup /x pid 9", 3, 9, "/x"),
+	/* The longest command: twelve words. */
+	{ .line = "trace n start a end b bits 2 pid 3 cgroup /c", .verb = KSTATS_TRACE_ADD,
+	  .mode = KSTATS_TRACE_PAIR, .name = "n", .start = "a", .end = "b", .bits = 2,
+	  .pid = 3, .cgroup = "/c" },
+	BAD("trace foo pid 0", -EINVAL),
+	BAD("trace foo pid -5", -EINVAL),
+	BAD("trace foo pid x", -EINVAL),
+	BAD("trace foo pid", -EINVAL),
+	BAD("trace foo pid 1 pid 2", -EINVAL),
+	BAD("trace foo bits 1 bits 2", -EINVAL),
+	BAD("trace foo cgroup a/b", -EINVAL),
+	BAD("trace foo cgroup /a cgroup /b", -EINVAL),
+	BAD("trace foo cgroup", -EINVAL),
+	BAD("trace foo pid 4 extra", -EINVAL),
 	BAD("trace kstats_record", -EPERM),
 	BAD("trace fprobe:kstats_new", -EPERM),
 	BAD("trace pcpu:kstats_trace_exec", -EPERM),
@@ -154,6 +179,11 @@ static void kstats_trace_test_parse(struct kunit *test)
 		return;
 	KUNIT_EXPECT_EQ(test, cmd.mode, t->mode);
 	KUNIT_EXPECT_EQ(test, cmd.bits, t->bits);
+	KUNIT_EXPECT_EQ(test, cmd.pid, t->pid);
+	if (t->cgroup)
+		KUNIT_EXPECT_STREQ(test, cmd.cgroup, t->cgroup);
+	else
+		KUNIT_EXPECT_NULL(test, cmd.cgroup);
 	kstats_trace_test_point(test, &cmd.start, t->start ?: t->name,
 				t->start_off, t->start_tp);
 	if (t->mode == KSTATS_TRACE_PAIR)
@@ -313,6 +343,104 @@ static void kstats_trace_test_pair(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sum, 1225 - 1);
 }
 
+/* Calls of a kthread of its own: its process is another than the test's. */
+struct kstrace_test_other {
+	struct completion go, done;
+	int calls, sum;
+};
+
+static int kstrace_test_other_fn(void *data)
+{
+	struct kstrace_test_other *o = data;
+	int i;
+
+	wait_for_completion(&o->go);
+	migrate_disable();
+	for (i = 0; i < o->calls; i++)
+		o->sum += kstrace_test_end(kstrace_test_fn(i));
+	migrate_enable();
+	kthread_complete_and_exit(&o->done, 0);
+}
+
+/*
+ * pid N: in every form, only the calls of process N are timed, while
+ * another process calls the same functions; the filter is listed, and a
+ * process that does not exist is refused.
+ */
+static void kstats_trace_test_pid(struct kunit *test)
+{
+	static const char * const forms[] = {
+		"trace %skstrace_test_fn pid %d",
+		"trace kunit_pid start kstrace_test_fn end kstrace_test_end pid %d",
+	};
+	struct kstrace_test_other *o;
+	struct task_struct *k;
+	unsigned int mode, f, i;
+	const char *name;
+	char cmd[96], want[32], *text;
+	int sum = 0;
+
+	for (f = 0; f < ARRAY_SIZE(forms); f++) {
+		for (mode = 0; mode < (f ? 1 : ARRAY_SIZE(kstats_trace_test_modes)); mode++) {
+			name = f ? "kunit_pid" : "kstrace_test_fn";
+			o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, o);
+			init_completion(&o->go);
+			init_completion(&o->done);
+			o->calls = 70;
+			if (f)
+				snprintf(cmd, sizeof(cmd), forms[f], task_tgid_nr(current));
+			else
+				snprintf(cmd, sizeof(cmd), forms[f], kstats_trace_test_modes[mode],
+					 task_tgid_nr(current));
+			KUNIT_ASSERT_EQ_MSG(test, kstats_trace_test_exec(cmd), 0, "%s", cmd);
+			snprintf(want, sizeof(want), " missed 0 pid %d\n", task_tgid_nr(current));
+			KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_file(test, "_control"),
+							   want));
+			/* No assertion from here until the thread is done. */
+			k = kthread_run(kstrace_test_other_fn, o, "kstrace_other");
+			if (!IS_ERR(k)) {
+				complete(&o->go);
+				migrate_disable();
+				for (i = 0; i < 40; i++)
+					sum += kstrace_test_end(kstrace_test_fn(i));
+				migrate_enable();
+				wait_for_completion(&o->done);
+			}
+			KUNIT_EXPECT_FALSE(test, IS_ERR(k));
+			KUNIT_EXPECT_EQ_MSG(test, kstats_trace_test_samples(test, name), 40,
+					    "%s", cmd);
+			/* The other thread's returns were not seen either: nothing missed. */
+			text = kstats_trace_test_file(test, "_control");
+			KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(text, want), "%s", cmd);
+			snprintf(cmd, sizeof(cmd), "remove %s", name);
+			KUNIT_EXPECT_EQ(test, kstats_trace_test_exec(cmd), 0);
+			/* Its sum, 70 calls of fn then end, is 0 + ... + 69. */
+			KUNIT_EXPECT_EQ(test, o->sum, IS_ERR(k) ? 0 : 2415);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, sum, 4 * 780);
+	/* Beyond any pid_max: no such process; nothing is left behind. */
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn pid 2147483647"),
+			-ESRCH);
+	KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "kstrace_test_fn"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_file(test, "error_log"),
+					   "pid 2147483647: no such process"));
+#ifdef CONFIG_CGROUPS
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn cgroup /kstrace_none"),
+			-ENOENT);
+	KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "kstrace_test_fn"));
+	/* The root cgroup holds every task. */
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn cgroup /"), 0);
+	for (i = 0; i < 10; i++)
+		sum += kstrace_test_fn(i);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, "kstrace_test_fn"), 10);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_file(test, "_control"),
+					   " cgroup /\n"));
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), 0);
+#endif
+}
+
 /* A tracepoint pair attaches and detaches. */
 static void kstats_trace_test_tracepoints(struct kunit *test)
 {
@@ -394,7 +522,7 @@ static void kstats_trace_test_usage(struct kunit *test)
 	char *line;
 
 	KUNIT_ASSERT_NOT_NULL(test, text);
-	KUNIT_EXPECT_TRUE(test, str_has_prefix(text, "# trace [pcpu:|fprobe:]FUNC [bits N]"));
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(text, "# trace [pcpu:|fprobe:]FUNC [OPTIONS]"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\n# remove NAME\n"));
 	while ((line = strsep(&text, "\n")) && *line)
 		KUNIT_EXPECT_EQ_MSG(test, *line, '#', "%s", line);
@@ -501,6 +629,7 @@ static struct kunit_case kstats_trace_test_cases[] = {
 	KUNIT_CASE_PARAM(kstats_trace_test_parse, kstats_trace_test_lines_gen_params),
 	KUNIT_CASE(kstats_trace_test_count),
 	KUNIT_CASE(kstats_trace_test_pair),
+	KUNIT_CASE(kstats_trace_test_pid),
 	KUNIT_CASE(kstats_trace_test_tracepoints),
 	KUNIT_CASE(kstats_trace_test_errors),
 	KUNIT_CASE(kstats_trace_test_args),

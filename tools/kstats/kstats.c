@@ -47,6 +47,8 @@ static struct {
 	int le_bits;		/* --le-bits: the frac_bits of OpenMetrics' buckets */
 	const char *outfile;	/* -o */
 	int log2;		/* --hist --log2 */
+	long pid;		/* kstats trace --pid */
+	const char *cgroup;	/* kstats trace --cgroup */
 } opt = { .bits = -1, .cpu = -1 };
 
 static void show_help(FILE *f)
@@ -57,7 +59,8 @@ static void show_help(FILE *f)
 "       kstats [options] --interval SECS INPUT  follow a live metric\n"
 "       kstats [options] --diff OLD NEW     what happened between two snapshots\n"
 "       kstats [options] --compare A B      compare two distributions\n"
-"       kstats trace [pcpu:|fprobe:]FUNC [options] [-d SECS | -- COMMAND...]\n"
+"       kstats trace [pcpu:|fprobe:]FUNC [options] [--pid PID] [--cgroup PATH]\n"
+"                    [-d SECS | -- COMMAND...]\n"
 "                                          time FUNC while COMMAND runs, for\n"
 "                                          SECS, or until Ctrl-C; then summarize\n"
 "\n"
@@ -91,6 +94,9 @@ static void show_help(FILE *f)
 "      --diff              subtract the first input from the second\n"
 "      --compare           compare two inputs: changes, 95%% intervals, KS test\n"
 "  -d, --duration SECS     kstats trace: trace for SECS seconds\n"
+"      --pid PID           kstats trace: only the calls of process PID\n"
+"      --cgroup PATH       kstats trace: only the calls of the tasks of cgroup\n"
+"                          PATH (cgroup v2, from its root) and below it\n"
 "  -h, --help              this text\n"
 "  -V, --version           the version\n"
 "\n"
@@ -1191,7 +1197,9 @@ static int trace_main(const char *spec, int argc, char **argv, double secs)
 	if (asprintf(&tr.dir, "%s/kstats", debugfs) < 0 ||
 	    asprintf(&tr.control, "%s/_control", tr.dir) < 0 ||
 	    asprintf(&metric, "%s/%s", tr.dir, tr.name) < 0 ||
-	    asprintf(&cmd, "trace %s bits %d", spec, opt.bits < 0 ? 3 : opt.bits) < 0)
+	    asprintf(&cmd, "trace %s bits %d%s%.0ld%s%s", spec, opt.bits < 0 ? 3 : opt.bits,
+		     opt.pid ? " pid " : "", opt.pid, opt.cgroup ? " cgroup " : "",
+		     opt.cgroup ?: "") < 0)
 		die(1, "out of memory");
 	free(debugfs);
 	if (access(tr.control, F_OK))
@@ -1402,7 +1410,7 @@ static const char *merged_name(int n, char **inputs)
 int main(int argc, char **argv)
 {
 	enum { O_CPU = 256, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM, O_NAME, O_DIFF, O_CMP,
-	       O_ROWS, O_LE_BITS, O_MERGE, O_LOG2 };
+	       O_ROWS, O_LE_BITS, O_MERGE, O_LOG2, O_PID, O_CGROUP };
 	static const struct option lopts[] = {
 		{ "percentiles", required_argument, NULL, 'p' },
 		{ "bits", required_argument, NULL, 'b' },
@@ -1418,6 +1426,8 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "merge", no_argument, NULL, O_MERGE },
 		{ "log2", no_argument, NULL, O_LOG2 },
+		{ "pid", required_argument, NULL, O_PID },
+		{ "cgroup", required_argument, NULL, O_CGROUP },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "rows", no_argument, NULL, O_ROWS },
@@ -1456,8 +1466,8 @@ int main(int argc, char **argv)
 		if (trace && (c == 'i' || c == 'c' || c == O_DIFF || c == O_CMP || c == O_MERGE))
 			die(1, "trace: %s do not apply",
 			    "--interval, --count, --diff, --compare and --merge");
-		if (!trace && c == 'd')
-			die(1, "--duration: only for kstats trace");
+		if (!trace && (c == 'd' || c == O_PID || c == O_CGROUP))
+			die(1, "--duration, --pid and --cgroup: only for kstats trace");
 		switch (c) {
 		case 'p':
 			parse_pcts(optarg);
@@ -1513,6 +1523,17 @@ int main(int argc, char **argv)
 			break;
 		case O_LOG2:
 			opt.log2 = 1;
+			break;
+		case O_PID:
+			opt.pid = strtol(optarg, &end, 10);
+			if (*end || end == optarg || opt.pid <= 0 || opt.pid > INT32_MAX)
+				die(1, "--pid: '%s' is not a process id", optarg);
+			break;
+		case O_CGROUP:
+			if (optarg[0] != '/' || strpbrk(optarg, " \t\n#"))
+				die(1, "--cgroup: '%s' is not a cgroup v2 path from its root (/a/b)",
+				    optarg);
+			opt.cgroup = optarg;
 			break;
 		case 'i':
 			opt.interval = strtod(optarg, &end);

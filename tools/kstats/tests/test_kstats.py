@@ -666,6 +666,14 @@ def test_trace_usage():
     else:
         rc, _, err = run(['trace', 'f', '-d', '1'])
     check('trace as a user -> exit 1, needs root', rc == 1 and 'needs root' in err, err)
+    for args, why in ((['trace', 'f', '--pid', '0'], 'not a process id'),
+                      (['trace', 'f', '--pid', 'x'], 'not a process id'),
+                      (['trace', 'f', '--cgroup', 'a/b'], 'cgroup v2 path'),
+                      (['trace', 'f', '--cgroup', '/a b'], 'cgroup v2 path'),
+                      (['--pid', '5', 'x'], 'only for kstats trace'),
+                      (['--cgroup', '/x', 'x'], 'only for kstats trace')):
+        rc, _, err = run(args)
+        check('%s -> exit 1, %s' % (' '.join(args), why), rc == 1 and why in err, err)
 
 
 def test_plot(rng, flat):

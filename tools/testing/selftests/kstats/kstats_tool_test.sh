@@ -29,7 +29,7 @@ done
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q " $FUNC\$" /proc/kallsyms ||
 	{ ktap_skip_all "no $FUNC in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 11
+ktap_set_plan 12
 
 # Nothing of NAME is left: no trace listed, no metric.
 gone() { ! grep -q "^name $1 " "$CTL" && [ ! -e "$KS/$1" ]; }
@@ -54,6 +54,28 @@ else
 	}
 	ktap_test_result "trace fprobe:FUNC without fprobe: an error, no trace" check_no_fprobe
 fi
+
+# --pid: only the calls of that process, while the command (another
+# process) calls the function too. The process waits on a FIFO until the
+# command releases it; the command ends when the process has exited.
+check_pid() {
+	rm -f "$T/go" "$T/ready"
+	mkfifo "$T/go" || return 1
+	sh -c ": > $T/ready; read x < $T/go; exec taskset 1 $HELPER getppid 300" > /dev/null &
+	p=$!
+	i=0
+	while [ ! -e "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	cat > "$T/cmd.sh" <<CMD
+echo go > $T/go
+$HELPER getppid 200 > /dev/null
+until [ "\$(cut -d' ' -f3 /proc/$p/stat 2>/dev/null)" != R ] &&
+	[ "\$(cut -d' ' -f3 /proc/$p/stat 2>/dev/null)" != S ]; do sleep 0.1; done
+CMD
+	run trace "$FUNC" --pid $p -- sh "$T/cmd.sh"
+	wait $p
+	[ $rc -eq 0 ] && grep -qE '^ *count +300$' "$T/out" && gone $FUNC || { show; return 1; }
+}
+ktap_test_result "trace FUNC --pid P: P's 300 calls, not the command's 200" check_pid
 
 # The output options apply.
 check_json() {

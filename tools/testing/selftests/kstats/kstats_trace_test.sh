@@ -21,9 +21,9 @@ N=1000
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q " $FUNC\$" /proc/kallsyms ||
 	{ ktap_skip_all "no $FUNC in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 19
+ktap_set_plan 25
 TMPD=$(mktemp -d)
-trap 'rm -rf "$TMPD"' EXIT
+trap '[ -z "$CGROOT" ] || [ "$CGROOT" != "$TMPD/cgroup2" ] || umount "$CGROOT"; rm -rf "$TMPD"' EXIT
 
 # fprobe: needs CONFIG_FPROBE (Debian's 6.1 has none): EOPNOTSUPP otherwise.
 if grep -q ' register_fprobe$' /proc/kallsyms; then
@@ -62,6 +62,57 @@ if [ -n "$FPROBE" ]; then
 else
 	ktap_test_skip "trace fprobe:$FUNC counts exactly $N calls (no CONFIG_FPROBE)"
 fi
+
+# pid N and cgroup PATH: exactly the calls of one process, or of the
+# tasks of one cgroup, while another process calls the function too. The
+# process says when it is ready (its shell's own start is over), waits
+# on a FIFO while the trace is added, then makes its N calls.
+CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -z "$CGROOT" ] && grep -qw cgroup2 /proc/filesystems; then
+	CGROOT=$TMPD/cgroup2
+	mkdir -p "$CGROOT" && mount -t cgroup2 none "$CGROOT" || CGROOT=""
+fi
+# (FORM last: ktap_test_result drops an empty argument.)
+check_filter() {
+	what=$1 form=${2:-} go=$TMPD/go ready=$TMPD/ready
+	rm -f "$go" "$ready"
+	mkfifo "$go" || return 1
+	enter=""
+	if [ "$what" = cgroup ]; then
+		mkdir -p "$CGROOT/kstats_test" || return 1
+		enter="echo \$\$ > $CGROOT/kstats_test/cgroup.procs;"
+	fi
+	sh -c "$enter : > $ready; read x < $go; exec taskset 1 $HELPER getppid $N" > /dev/null &
+	p=$!
+	i=0
+	while [ ! -e "$ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	filter="pid $p"
+	[ "$what" = cgroup ] && filter="cgroup /kstats_test"
+	r=$(ctl "trace $form$FUNC $filter")
+	"$HELPER" getppid 500 > /dev/null &
+	o=$!
+	echo go > "$go"
+	wait $p
+	wait $o
+	n=$(field $FUNC samples)
+	listed=$(field $FUNC "$what")
+	[ "$r" = OK ] && [ "$(ctl "remove $FUNC")" = OK ] || r=failed
+	[ "$what" = cgroup ] && rmdir "$CGROOT/kstats_test"
+	ktap_print_msg "$form$FUNC $filter: $r, $n samples, listed as $what $listed"
+	[ "$r" = OK ] && [ "$n" -eq $N ] && [ "$filter" = "$what $listed" ]
+}
+for form in "" pcpu: fprobe:; do
+	for what in pid cgroup; do
+		t="trace $form$FUNC $what: exactly the $N calls of one process, not another's"
+		if [ "$form" = fprobe: ] && [ -z "$FPROBE" ]; then
+			ktap_test_skip "$t (no CONFIG_FPROBE)"
+		elif [ "$what" = cgroup ] && [ -z "$CGROOT" ]; then
+			ktap_test_skip "$t (no cgroup2)"
+		else
+			ktap_test_result "$t" check_filter "$what" "$form"
+		fi
+	done
+done
 
 # A kprobe pair: one sample per getpid() closed by the next getppid().
 check_kprobe_pair() {
@@ -254,7 +305,7 @@ ktap_test_result "a trace removed with a call in flight goes at once, in every f
 check_inflight_unload() {
 	for f in $FORMS; do
 		[ "$(ctl "trace $(form $f)$SLEEPER")" = OK ] || return 1
-		sleep 3 &
+		sleep 5 &
 		pid=$!
 		sleep 1
 		rmmod kstats_trace || { kill $pid; return 1; }
