@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Runs in the VM for `make demo`: loads the sample, lets it record, runs
-# the fib_lookup and clock benchmarks of kstats_bench, and prints the
-# metrics between markers for the host to summarize and plot.
+# the fib_lookup and clock benchmarks of kstats_bench, follows read() while
+# dd changes its block size (for a latency heatmap), and prints the metrics
+# between markers for the host to summarize and plot.
 set -e
 D=/sys/kernel/debug/kstats
 B=/sys/kernel/kstats_bench
@@ -38,3 +39,20 @@ echo irq > $B/mode
 cat $B/run
 capture bench_clock_ktime_get_ns
 capture bench_clock_rdtsc
+rmmod kstats_bench
+
+# read() of /dev/zero by dd, 4 KiB, 64 KiB, 1 MiB, 64 KiB then 4 KiB at a
+# time, 3 s each, followed a second at a time by kstats --interval --csv.
+modprobe kstats_trace
+echo "trace __x64_sys_read bits 1" > $D/_control
+echo "kstats_trace: read() while dd reads /dev/zero in blocks of 4k, 64k, 1M, 64k, 4k"
+/root/kstats --interval 1 --count 15 --csv __x64_sys_read > /tmp/read_series &
+k=$!
+for bs in 4k 64k 1M 64k 4k; do
+	timeout 3 dd if=/dev/zero of=/dev/null bs=$bs 2> /dev/null || true
+done
+wait $k
+echo "remove __x64_sys_read" > $D/_control
+echo "KSTATS_CAPTURE_BEGIN read_series"
+cat /tmp/read_series
+echo "KSTATS_CAPTURE_END read_series"

@@ -71,7 +71,7 @@ their slot, MAD, a terminal histogram, JSON, CSV and OpenMetrics
 output, the samples of each interval of a live metric, the difference
 of two snapshots, and an A/B comparison with a two-sample test; and a
 gnuplot wrapper. Tests run on fixtures rendered from known samples."
-"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst|patches/05-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
+"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats-heatmap.svg|patches/05-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
 interface and the _control commands with their errors, the pairing
 rules of probes, the measured costs, the benchmark sample and the API."
 )

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # usage: harness/plot.sh FILE [pdf|cdf]
 #
-# Plots the CPUS lines of a captured kstats metric on the terminal with
-# gnuplot: the distribution (count against mean, u 8:6) or the CDF
+# Plots a captured kstats metric on the terminal with gnuplot: the
+# distribution as a density, the fraction of the samples per octave that
+# kstats --csv gives (counts per slot would show a sawtooth, the slots
+# doubling in width at each power of two), or the CDF of the CPUS lines
 # (u 8:10). Fails on any gnuplot error or warning.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -11,19 +13,28 @@ set -eu
 file=$1
 what=${2:-pdf}
 need_pkgs gnuplot-nox
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+err=$tmp/err
 case $what in
-pdf) using=8:6; title="samples per slot"; style="with impulses" ;;
-cdf) using=8:10; title="cumulative fraction"; style="with steps" ;;
+pdf)
+	# A kstats of its own: tools/kstats may be being rebuilt beside this.
+	gcc -O2 -std=gnu11 -o "$tmp/kstats" "$TOP/tools/kstats/kstats.c" \
+		"$TOP/tools/kstats/kstats_parse.c" -lm
+	data="<$tmp/kstats --csv '$file'"
+	setup="set datafile separator ','"
+	using=5:8; title="fraction of samples per octave"; style="with steps" ;;
+cdf) data="<grep CPUS '$file'"; setup=""; using=8:10; title="cumulative fraction"
+	style="with steps" ;;
 *) die "unknown plot $what" ;;
 esac
-err=$(mktemp)
-trap 'rm -f "$err"' EXIT
 gnuplot 2>"$err" <<GP
 set terminal dumb size ${PLOT_COLUMNS:-100},${PLOT_LINES:-25}
+$setup
 set logscale x
-set xlabel "ns (slot mean)"
+set xlabel "ns"
 set title "$(basename "$file"): $title"
-plot "<grep CPUS '$file'" using $using $style notitle
+plot "$data" using $using $style notitle
 GP
 if [ -s "$err" ]; then
 	cat "$err" >&2
