@@ -714,6 +714,42 @@ static void output(const struct ks_data *d, const char *input)
 	}
 }
 
+/* @h with at least @n slots, the new ones empty. */
+static void hist_grow(struct ks_hist *h, size_t n)
+{
+	uint64_t *c;
+	double *m;
+
+	if (n <= h->nslots)
+		return;
+	c = realloc(h->count, n * sizeof(*c));
+	if (c)
+		h->count = c;
+	m = realloc(h->sum, n * sizeof(*m));
+	if (m)
+		h->sum = m;
+	if (!c || !m)
+		die(1, "out of memory");
+	memset(c + h->nslots, 0, (n - h->nslots) * sizeof(*c));
+	memset(m + h->nslots, 0, (n - h->nslots) * sizeof(*m));
+	h->nslots = n;
+}
+
+/* @d with at least @n CPUs, the new ones empty. */
+static void cpus_grow(struct ks_data *d, size_t n)
+{
+	struct ks_hist *h;
+
+	if (n <= d->ncpus)
+		return;
+	h = realloc(d->cpu, n * sizeof(*h));
+	if (!h)
+		die(1, "out of memory");
+	memset(h + d->ncpus, 0, (n - d->ncpus) * sizeof(*h));
+	d->cpu = h;
+	d->ncpus = n;
+}
+
 /* @a = @b - @a, slot by slot: the samples recorded between two snapshots. */
 static void hist_sub(struct ks_hist *a, const struct ks_hist *b, int bits, const char *what)
 {
@@ -723,18 +759,7 @@ static void hist_sub(struct ks_hist *a, const struct ks_hist *b, int bits, const
 		if (a->count[s] && (s >= b->nslots || b->count[s] < a->count[s]))
 			die(2, "%s: slot %zu lost samples: not a later snapshot (reset?)",
 			    what, s);
-	if (b->nslots > a->nslots) {
-		uint64_t *c = realloc(a->count, b->nslots * sizeof(*c));
-		double *m = realloc(a->sum, b->nslots * sizeof(*m));
-
-		if (!c || !m)
-			die(1, "out of memory");
-		memset(c + a->nslots, 0, (b->nslots - a->nslots) * sizeof(*c));
-		memset(m + a->nslots, 0, (b->nslots - a->nslots) * sizeof(*m));
-		a->count = c;
-		a->sum = m;
-		a->nslots = b->nslots;
-	}
+	hist_grow(a, b->nslots);
 	for (s = 0; s < a->nslots; s++) {
 		uint64_t n = b->count[s] - a->count[s];
 		double lo = ks_slot_min(s, bits), hi = ks_slot_max(s, bits), mean;
@@ -759,15 +784,7 @@ static void diff(struct ks_data *old, const struct ks_data *new, const char *wha
 	if (old->bits != new->bits)
 		die(2, "%s: frac_bits %d and %d differ", what, old->bits, new->bits);
 	hist_sub(&old->all, &new->all, new->bits, what);
-	if (new->ncpus > old->ncpus) {
-		struct ks_hist *h = realloc(old->cpu, new->ncpus * sizeof(*h));
-
-		if (!h)
-			die(1, "out of memory");
-		memset(h + old->ncpus, 0, (new->ncpus - old->ncpus) * sizeof(*h));
-		old->cpu = h;
-		old->ncpus = new->ncpus;
-	}
+	cpus_grow(old, new->ncpus);
 	for (c = 0; c < new->ncpus; c++)
 		hist_sub(&old->cpu[c], &new->cpu[c], new->bits, what);
 }
@@ -1324,18 +1341,7 @@ static void hist_add(struct ks_hist *a, const struct ks_hist *b)
 {
 	size_t s;
 
-	if (b->nslots > a->nslots) {
-		uint64_t *c = realloc(a->count, b->nslots * sizeof(*c));
-		double *m = c ? realloc(a->sum, b->nslots * sizeof(*m)) : NULL;
-
-		if (!m)
-			die(1, "out of memory");
-		memset(c + a->nslots, 0, (b->nslots - a->nslots) * sizeof(*c));
-		memset(m + a->nslots, 0, (b->nslots - a->nslots) * sizeof(*m));
-		a->count = c;
-		a->sum = m;
-		a->nslots = b->nslots;
-	}
+	hist_grow(a, b->nslots);
 	for (s = 0; s < b->nslots; s++) {
 		a->count[s] += b->count[s];
 		a->sum[s] += b->sum[s];
@@ -1375,15 +1381,7 @@ static void merge_inputs(struct ks_data *d, int n, char **inputs)
 	for (i = 0; i < n; i++) {
 		if (in[i].bits != bits && !(in[i].bits_ok & (1u << bits)))
 			die(2, "--merge: %s does not fit frac_bits %d", inputs[i], bits);
-		if (in[i].ncpus > d->ncpus) {
-			struct ks_hist *h = realloc(d->cpu, in[i].ncpus * sizeof(*h));
-
-			if (!h)
-				die(1, "out of memory");
-			memset(h + d->ncpus, 0, (in[i].ncpus - d->ncpus) * sizeof(*h));
-			d->cpu = h;
-			d->ncpus = in[i].ncpus;
-		}
+		cpus_grow(d, in[i].ncpus);
 		for (c = 0; c < in[i].ncpus; c++)
 			hist_add(&d->cpu[c], &in[i].cpu[c]);
 		hist_add(&d->all, &in[i].all);
@@ -1531,7 +1529,7 @@ int main(int argc, char **argv)
 			break;
 		case O_CGROUP:
 			if (optarg[0] != '/' || strpbrk(optarg, " \t\n#"))
-				die(1, "--cgroup: '%s' is not a cgroup v2 path from its root (/a/b)",
+				die(1, "--cgroup: '%s' is not a cgroup v2 path (/a/b)",
 				    optarg);
 			opt.cgroup = optarg;
 			break;
