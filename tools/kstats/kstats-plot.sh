@@ -62,7 +62,10 @@ KSTATS=$(dirname "$0")/kstats
 	{ echo "kstats-plot: kstats not found (make -C tools/kstats install)" >&2; exit 1; }
 if [ $heatmap = 1 ]; then
 	[ $# -eq 1 ] || { usage >&2; exit 1; }
-	case $term in png|svg) ;; *) echo "kstats-plot: --heatmap needs -t png or -t svg" >&2; exit 1 ;; esac
+	case $term in
+	png|svg) ;;
+	*) echo "kstats-plot: --heatmap needs -t png or -t svg" >&2; exit 1 ;;
+	esac
 	[ $cdf = 0 ] && [ $per_cpu = 0 ] && [ "$live" = 0 ] ||
 		{ echo "kstats-plot: --heatmap: not with --cdf, --per-cpu or -i" >&2; exit 1; }
 fi
@@ -118,7 +121,10 @@ esac
 # CDF at each slot's upper bound. Values of 0 sit at 1/2 on a log axis.
 if [ $cdf = 1 ]; then
 	ylabel="cumulative fraction"
-	shape='NR > 1 { if (!started) { print ($2 > 0 ? $2 : lz), 0; started = 1 } print $3 + 1, $6 }'
+	shape='NR > 1 {
+		if (!started) { print ($2 > 0 ? $2 : lz), 0; started = 1 }
+		print $3 + 1, $6
+	}'
 else
 	ylabel="fraction of samples per octave"
 	col=8
@@ -153,14 +159,19 @@ if [ $heatmap = 1 ]; then
 	# A box per interval and slot: x the interval's time span, y the
 	# slot's bounds, colour the samples per second and octave.
 	sh -c "$src" | awk -F, '
-		/^interval / { t += secs; secs = $0; sub(/.* seconds /, "", secs); sub(/ .*/, "", secs)
-			secs += 0; n++; next }
+		/^interval / {
+			t += secs; secs = $0
+			sub(/.* seconds /, "", secs); sub(/ .*/, "", secs)
+			secs += 0; n++; next
+		}
 		/^slot,/ || NF < 9 { next }
 		{ lo = $2 > 0 ? $2 : 0.5; hi = $3 + 1
 		  if (secs > 0 && $4 > 0)
-			print t + secs / 2, sqrt(lo * hi), t, t + secs, lo, hi, $4 / secs / log(hi / lo) * log(2) }
+			print t + secs / 2, sqrt(lo * hi), t, t + secs, lo, hi,
+				$4 / secs / log(hi / lo) * log(2) }
 		END { if (!n) exit 1 }' > "$tmp/heat" ||
-		{ echo "kstats-plot: $1: no intervals (kstats --interval SECS --csv NAME writes them)" >&2; exit 1; }
+		{ echo "kstats-plot: $1: no intervals" \
+			"(kstats --interval SECS --csv NAME writes them)" >&2; exit 1; }
 	[ -s "$tmp/heat" ] || { echo "kstats-plot: $1: no samples" >&2; exit 1; }
 	{
 		echo "$setterm"
@@ -172,7 +183,8 @@ if [ $heatmap = 1 ]; then
 		echo "set title '$(basename "$1")' noenhanced"
 		echo "set autoscale xfix"
 		echo "set palette defined (0 '#fff5eb', 1 '#fd8d3c', 2 '#d94801', 3 '#7f2704')"
-		echo "plot '$tmp/heat' using 1:2:3:4:5:6:7 with boxxyerror fs solid 1.0 noborder lc palette notitle"
+		echo "plot '$tmp/heat' using 1:2:3:4:5:6:7" \
+			"with boxxyerror fs solid 1.0 noborder lc palette notitle"
 	} > "$tmp/plot.gp"
 	gnuplot "$tmp/plot.gp"
 	exit 0
