@@ -679,13 +679,16 @@ static const struct ks_hist *selected(const struct ks_data *d)
 	static const struct ks_hist empty;
 	static int warned;
 
+	size_t ncpus = d->ncpus > d->possible ? d->ncpus : d->possible;
+
 	if (opt.cpu < 0)
 		return &d->all;
 	if ((size_t)opt.cpu < d->ncpus)
 		return &d->cpu[opt.cpu];
-	if (!warned++)
+	/* A CPU that the CPUS lines count, with no sample: no warning. */
+	if ((size_t)opt.cpu >= ncpus && !warned++)
 		fprintf(stderr, "%s: warning: --cpu %ld: the input has CPUs 0 to %zu only\n",
-			prog, opt.cpu, d->ncpus ? d->ncpus - 1 : 0);
+			prog, opt.cpu, ncpus ? ncpus - 1 : 0);
 	return &empty;
 }
 
@@ -789,10 +792,15 @@ static void diff(struct ks_data *old, const struct ks_data *new, const char *wha
 		hist_sub(&old->cpu[c], &new->cpu[c], new->bits, what);
 }
 
-/* Kolmogorov's distribution: P(sqrt(n) D > lambda), as Numerical Recipes. */
+/*
+ * Kolmogorov's distribution: P(sqrt(n) D > lambda), as Numerical Recipes.
+ * The series ends when a term is negligible against the previous one or
+ * the sum; for a large lambda its first term is 0 (exp() underflows), and
+ * so is the result. It fails to converge only for a tiny lambda: 1.
+ */
 static double ks_q(double lambda)
 {
-	double sum = 0, term, sign = 1;
+	double sum = 0, term, prev = 0, sign = 1;
 	int j;
 
 	if (lambda < 1e-3)
@@ -800,9 +808,10 @@ static double ks_q(double lambda)
 	for (j = 1; j <= 100; j++) {
 		term = sign * 2 * exp(-2.0 * j * j * lambda * lambda);
 		sum += term;
-		if (fabs(term) < 1e-12 * fabs(sum))
+		if (fabs(term) <= 1e-3 * prev || fabs(term) <= 1e-8 * fabs(sum))
 			return sum < 0 ? 0 : sum > 1 ? 1 : sum;
 		sign = -sign;
+		prev = fabs(term);
 	}
 	return 1;
 }

@@ -467,6 +467,15 @@ def test_compare(rng):
     check('compare: a 50% shift: no change is marked ~',
           rc == 0 and len(r) == 1 + len(PCTS) and
           not any(l.endswith('~') for l in r.values()), out)
+    # Far in the tail of Kolmogorov's distribution, where exp() underflows.
+    check('compare: a 50%% shift on 1e5 samples is different (p=%s)' % pvalue(out),
+          pvalue(out) is not None and pvalue(out) < 1e-6 and
+          '(different, at 1%)' in out, out)
+    e = write('disjoint', gen.render({0: [5] * 2000}, 3))
+    f = write('disjoint2', gen.render({0: [5000] * 2000}, 3))
+    rc, out, _ = run(['--compare', e, f])
+    check('compare: two disjoint distributions are different (p=%s)' % pvalue(out),
+          rc == 0 and pvalue(out) == 0 and 'D=1.000000' in out, out)
     small = write('small', gen.render(draw(1.0, 5, 500), 3))
     rc, out, _ = run(['--compare', small, a])
     r = rows(out)
@@ -642,6 +651,15 @@ def test_misc(rng):
     rc, out, err = run(['--cpu', '99', '--json', path])
     check('--cpu 99 on CPUs 0..3: a warning, no samples',
           rc == 0 and 'CPUs 0 to 3 only' in err and json.loads(out)['count'] == 0, out + err)
+    # CPUS 4, samples on CPU 1 only: CPU 3 exists and recorded nothing.
+    two = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       'corpus', 'two-slots')
+    rc, out, err = run(['--cpu', '3', '--json', two])
+    check('--cpu 3 of CPUS 4 with no sample there: no warning, no samples',
+          rc == 0 and err == '' and json.loads(out)['count'] == 0, out + err)
+    rc, out, err = run(['--cpu', '4', '--json', two])
+    check('--cpu 4 of CPUS 4: a warning that names CPUs 0 to 3',
+          rc == 0 and 'CPUs 0 to 3 only' in err, out + err)
 
 
 def test_trace_usage():
