@@ -59,7 +59,7 @@ static void show_help(FILE *f)
 "       kstats [options] --interval SECS INPUT  follow a live metric\n"
 "       kstats [options] --diff OLD NEW     what happened between two snapshots\n"
 "       kstats [options] --compare A B      compare two distributions\n"
-"       kstats trace [pcpu:|fprobe:]FUNC [options] [--pid PID] [--cgroup PATH]\n"
+"       kstats trace [pcpu:|fprobe:]FUNC [options] [-p PID] [-c PATH]\n"
 "                    [-d SECS | -- COMMAND...]\n"
 "                                          time FUNC while COMMAND runs, for\n"
 "                                          SECS, or until Ctrl-C; then summarize\n"
@@ -67,7 +67,8 @@ static void show_help(FILE *f)
 "INPUT is a file, a metric name (looked up in kstats/ under the debugfs\n"
 "mount of /proc/mounts) or - for standard input.\n"
 "\n"
-"  -p, --percentiles LIST  percentiles to print (default 50,90,95,99,99.9)\n"
+"  -p, --percentiles LIST  percentiles to print (default 50,90,95,99,99.9);\n"
+"                          in kstats trace, -p is --pid: --percentiles there\n"
 "  -b, --bits N            frac_bits of the input (default: inferred)\n"
 "      --cpu N             one CPU only\n"
 "      --per-cpu           one row per CPU\n"
@@ -94,8 +95,8 @@ static void show_help(FILE *f)
 "      --diff              subtract the first input from the second\n"
 "      --compare           compare two inputs: changes, 95%% intervals, KS test\n"
 "  -d, --duration SECS     kstats trace: trace for SECS seconds\n"
-"      --pid PID           kstats trace: only the calls of process PID\n"
-"      --cgroup PATH       kstats trace: only the calls of the tasks of cgroup\n"
+"  -p, --pid PID           kstats trace: only the calls of process PID\n"
+"  -c, --cgroup PATH       kstats trace: only the calls of the tasks of cgroup\n"
 "                          PATH (cgroup v2, from its root) and below it\n"
 "  -h, --help              this text\n"
 "  -V, --version           the version\n"
@@ -976,7 +977,7 @@ static void parse_pcts(const char *list)
 		double q = strtod(t, &end);
 
 		if (*end || end == t || !(q > 0 && q <= 100) || opt.npct == MAX_PCTS)
-			die(1, "-p: '%s' is not a percentile in (0, 100] (at most %d)", t,
+			die(1, "--percentiles: '%s' is not a percentile in (0, 100] (at most %d)", t,
 			    MAX_PCTS);
 		opt.pct[opt.npct++] = q;
 	}
@@ -1416,10 +1417,10 @@ static const char *merged_name(int n, char **inputs)
 
 int main(int argc, char **argv)
 {
-	enum { O_CPU = 256, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM, O_NAME, O_DIFF, O_CMP,
+	enum { O_PCTS = 256, O_CPU, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM, O_NAME, O_DIFF, O_CMP,
 	       O_ROWS, O_LE_BITS, O_MERGE, O_LOG2, O_PID, O_CGROUP };
 	static const struct option lopts[] = {
-		{ "percentiles", required_argument, NULL, 'p' },
+		{ "percentiles", required_argument, NULL, O_PCTS },
 		{ "bits", required_argument, NULL, 'b' },
 		{ "cpu", required_argument, NULL, O_CPU },
 		{ "per-cpu", no_argument, NULL, O_PER_CPU },
@@ -1468,8 +1469,13 @@ int main(int argc, char **argv)
 		argv += 2;
 		argv[0] = name;
 	}
-	while ((c = getopt_long(argc, argv, trace ? "+p:b:u:d:o:hV" : "p:b:u:i:c:o:hV",
+	while ((c = getopt_long(argc, argv, trace ? "+p:c:b:u:d:o:hV" : "p:b:u:i:c:o:hV",
 				lopts, NULL)) != -1) {
+		/* kstats trace: -p and -c as funclatency's, PID and cgroup. */
+		if (trace && c == 'p')
+			c = O_PID;
+		else if (trace && c == 'c')
+			c = O_CGROUP;
 		if (trace && (c == 'i' || c == 'c' || c == O_DIFF || c == O_CMP || c == O_MERGE))
 			die(1, "trace: %s do not apply",
 			    "--interval, --count, --diff, --compare and --merge");
@@ -1477,6 +1483,7 @@ int main(int argc, char **argv)
 			die(1, "--duration, --pid and --cgroup: only for kstats trace");
 		switch (c) {
 		case 'p':
+		case O_PCTS:
 			parse_pcts(optarg);
 			break;
 		case 'b':

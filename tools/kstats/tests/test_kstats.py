@@ -688,6 +688,10 @@ def test_trace_usage():
                       (['trace', 'f', '--pid', 'x'], 'not a process id'),
                       (['trace', 'f', '--cgroup', 'a/b'], 'cgroup v2 path'),
                       (['trace', 'f', '--cgroup', '/a b'], 'cgroup v2 path'),
+                      # -p and -c as funclatency's: PID and cgroup.
+                      (['trace', 'f', '-p', 'x'], "--pid: 'x' is not a process id"),
+                      (['trace', 'f', '-c', 'a/b'], "--cgroup: 'a/b' is not a cgroup v2"),
+                      (['trace', 'f', '--percentiles', '200'], "--percentiles: '200'"),
                       (['--pid', '5', 'x'], 'only for kstats trace'),
                       (['--cgroup', '/x', 'x'], 'only for kstats trace')):
         rc, _, err = run(args)

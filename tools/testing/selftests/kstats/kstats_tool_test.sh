@@ -55,7 +55,7 @@ else
 	ktap_test_result "trace fprobe:FUNC without fprobe: an error, no trace" check_no_fprobe
 fi
 
-# --pid: only the calls of that process, while the command (another
+# -p (--pid): only the calls of that process, while the command (another
 # process) calls the function too. The process waits on a FIFO until the
 # command releases it; the command ends when the process has exited.
 check_pid() {
@@ -71,11 +71,11 @@ $HELPER getppid 200 > /dev/null
 until [ "\$(cut -d' ' -f3 /proc/$p/stat 2>/dev/null)" != R ] &&
 	[ "\$(cut -d' ' -f3 /proc/$p/stat 2>/dev/null)" != S ]; do sleep 0.1; done
 CMD
-	run trace "$FUNC" --pid $p -- sh "$T/cmd.sh"
+	run trace "$FUNC" -p $p -- sh "$T/cmd.sh"
 	wait $p
 	[ $rc -eq 0 ] && grep -qE '^ *count +300$' "$T/out" && gone $FUNC || { show; return 1; }
 }
-ktap_test_result "trace FUNC --pid P: P's 300 calls, not the command's 200" check_pid
+ktap_test_result "trace FUNC -p P: P's 300 calls, not the command's 200" check_pid
 
 # The output options apply.
 check_json() {
