@@ -91,7 +91,7 @@ static void show_help(FILE *f)
 "  -i, --interval SECS     print the samples of each interval, and their rate\n"
 "  -c, --count K           stop after K intervals\n"
 "      --rows              with --interval: a line per interval (count, rate,\n"
-"                          percentiles, max), as vmstat\n"
+"                          percentiles, by default 50,90,99, max), as vmstat\n"
 "      --diff              subtract the first input from the second\n"
 "      --compare           compare two inputs: changes, 95%% intervals, KS test\n"
 "  -d, --duration SECS     kstats trace: trace for SECS seconds\n"
@@ -160,14 +160,11 @@ static char *resolve(const char *input)
 	return path;
 }
 
-static void load(struct ks_data *d, const char *path)
+/* Read @f, opened from @path, into @d; closes @f unless it is stdin. */
+static void load_file(struct ks_data *d, FILE *f, const char *path)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-
 	struct stat st;
 
-	if (!f)
-		die(1, "%s: %s", path, strerror(errno));
 	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode))
 		die(1, "%s: %s", path, strerror(EISDIR));
 	ks_data_init(d);
@@ -175,6 +172,15 @@ static void load(struct ks_data *d, const char *path)
 		die(2, "%s: %s", path, d->err);
 	if (f != stdin)
 		fclose(f);
+}
+
+static void load(struct ks_data *d, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+
+	if (!f)
+		die(1, "%s: %s", path, strerror(errno));
+	load_file(d, f, path);
 }
 
 static const char * const unit_names[] = { "ns", "us", "ms", "s" };
@@ -1046,12 +1052,22 @@ static void follow_print(const struct ks_data *d, long i, double secs, int reset
 	fflush(stdout);
 }
 
-/* 0, or the errno that kept @path from being opened. */
+/*
+ * 0, or the errno that kept @path from being opened: a metric removed
+ * between two intervals is waited for, not an error.
+ */
 static int try_load(struct ks_data *d, const char *path)
 {
-	if (access(path, R_OK))
+	FILE *f;
+
+	if (!strcmp(path, "-")) {
+		load(d, path);
+		return 0;
+	}
+	f = fopen(path, "r");
+	if (!f)
 		return errno;
-	load(d, path);
+	load_file(d, f, path);
 	return 0;
 }
 
@@ -1446,7 +1462,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ }
 	};
-	int c, mode_diff = 0, mode_cmp = 0, mode_merge = 0, trace = 0, ret;
+	int c, mode_diff = 0, mode_cmp = 0, mode_merge = 0, trace = 0, pcts = 0, ret;
 	const char *spec = NULL;
 	double secs = 0;
 	char *end;
@@ -1485,6 +1501,7 @@ int main(int argc, char **argv)
 		case 'p':
 		case O_PCTS:
 			parse_pcts(optarg);
+			pcts = 1;
 			break;
 		case 'b':
 			opt.bits = strtol(optarg, &end, 10);
@@ -1600,6 +1617,11 @@ int main(int argc, char **argv)
 	}
 	if (opt.interval > 0 && (mode_diff || mode_cmp || mode_merge))
 		die(1, "--interval: not with --diff, --compare or --merge");
+	if (opt.rows && !(opt.interval > 0))
+		die(1, "--rows: only with --interval");
+	/* A line of vmstat's width: the usual three percentiles. */
+	if (opt.rows && !pcts)
+		parse_pcts("50,90,99");
 	if (opt.outfile)
 		out_begin(opt.outfile);
 	ret = 0;

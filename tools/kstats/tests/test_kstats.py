@@ -556,9 +556,16 @@ def test_diff_interval(rng):
                                        gen.render({0: values[:500]}, 3)])
     rows = out.splitlines()
     check('interval --rows: a header, a line per interval, a reset said and followed',
-          rc == 0 and len(rows) == 3 and rows[0].split()[:3] == ['interval', 'count', 'rate/s'] and
+          rc == 0 and len(rows) == 3 and
+          rows[0].split() == ['interval', 'count', 'rate/s', 'p50', 'p90', 'p99', 'max'] and
           rows[1].split()[1] == '200' and rows[1].endswith('(reset)') and
           rows[2].split()[1] == '300' and 'reset; counting from it again' in err, out + err)
+    rc, out, err = follow(['--rows', '-p', '50,99.9'], [gen.render({0: values[:200]}, 3)])
+    check('interval --rows -p 50,99.9: those percentiles',
+          rc == 0 and out.split()[:6] == ['interval', 'count', 'rate/s', 'p50', 'p99.9', 'max'],
+          out + err)
+    rc, _, err = run(['--rows', '-'], stdin='')
+    check('--rows without --interval -> exit 1', rc == 1 and 'only with --interval' in err, err)
     # Removed, then back: waited for.
     rc, out, err = follow(['--rows'], [None, gen.render({0: values[:100]}, 3),
                                        gen.render({0: values[:150]}, 3)], 2)
