@@ -52,6 +52,8 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/kstats-peers.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 gcc -static -O2 -Wall -Wextra -Werror -o "$out/kstats_helper" \
 	"$TOP/tools/testing/selftests/kstats/kstats_helper.c"
+static_kstats "$out"
+echo "bench-peers: $(host_desc)"
 for m in ${MEASURE:-instructions time}; do
 	case $m in
 	instructions) calls=${CALLS:-20000} rounds=${ROUNDS:-3} unit=insn
@@ -65,8 +67,9 @@ for m in ${MEASURE:-instructions time}; do
 		cat "$HARNESS/guest-bench-peers.sh"
 	} > "$out/bench-peers.sh"
 	step "measuring $m on Debian's $release, the peers from the host's tree (minutes under TCG)"
-	VM_KERNEL=/boot/vmlinuz-$release VM_MODULES=$mods VM_CPUS=2 VM_MEM=2048 \
+	# TCG even where KVM works, as bench-trace.sh.
+	VM_ACCEL=$TCG VM_KERNEL=/boot/vmlinuz-$release VM_MODULES=$mods VM_CPUS=2 VM_MEM=2048 \
 		VM_TIMEOUT=${VM_TIMEOUT:-3600} \
 		VM_QEMU="$qemu -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-		"$HARNESS/vm.sh" run "$out/bench-peers.sh" "$out/kstats_helper"
+		"$HARNESS/vm.sh" run "$out/bench-peers.sh" "$out/kstats_helper" "$out/kstats"
 done

@@ -5,10 +5,11 @@
 # Every kstats test: kernel-style checks of the kernel files and of the
 # patch series, the KUnit suites and kselftests in the x86_64 VM (debug
 # kernel), gnuplot and tools/kstats on a metric captured there, the
-# out-of-tree modules on Debian's kernels, the torture test, the make
-# targets that nothing else here runs, each as the first command on a
-# fresh machine, the KUnit suite in UML and a build after each patch of
-# the series (in the background while the VM runs). Ends with one line
+# out-of-tree modules on Debian's kernels, make bench-peers on a few
+# calls, the torture test, the make targets that nothing else here runs,
+# each as the first command on a fresh machine, the KUnit suite in UML
+# and a build after each patch of the series (in the background while the
+# VM runs). Ends with one line
 # "N passed, N failed, N skipped".
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -94,12 +95,16 @@ kill_tree() {
 # (both cores; step 2 waits for it) and the tests on Debian's kernels
 # (their packages' download, the modules' builds and one VM on one host
 # thread; reported in step 5, and done before the VM of step 2 boots:
-# one VM at a time).
+# one VM at a time), then make bench-peers on a few calls: what it
+# measures, every peer on Debian's 6.12, is what its cases count.
 "$HARNESS/build-x86.sh" debug > "$LOGS/build-debug.log" 2>&1 &
 BUILD=$!
 (for series in 6.12 6.1; do
 	"$HARNESS/stock.sh" "$series" > "$LOGS/stock-$series.log" 2>&1
- done) &
+ done
+ CALLS=200 ROUNDS=1 MEASURE=instructions "$HARNESS/bench-peers.sh" \
+	> "$LOGS/bench-peers.log" 2>&1
+ echo "bench-peers exit $?" >> "$LOGS/bench-peers.log") &
 STOCK=$!
 BG="$BUILD $STOCK"
 trap 'for p in $BG; do kill_tree $p; done; exit 130' INT TERM
@@ -345,7 +350,7 @@ if [ -x "$tk/kstats" ]; then
 			"$LOGS/plot.svg"
 	result $? "kstats-plot: SVG output"
 fi
-step "[5/9] the out-of-tree modules on Debian's own kernels (6.12 and 6.1; run beside steps 1 and 2)"
+step "[5/9] the out-of-tree modules on Debian's own kernels (6.12 and 6.1), make bench-peers on 6.12 (beside steps 1 and 2)"
 for series in 6.12 6.1; do
 	while read -r verdict name; do
 		if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
@@ -358,6 +363,21 @@ for series in 6.12 6.1; do
 		fail "kselftests on Debian's $series kernel: did not run"
 	fi
 done
+# Every case of make bench-peers attached and counted each call, or says
+# why it cannot run here (a peer's version without the feature).
+cases=$(sed -n 's/^CASES=${CASES:-"\(.*\)"}$/\1/p' "$HARNESS/guest-bench-peers.sh")
+[ -n "$cases" ] || fail "bench-peers: no list of cases in guest-bench-peers.sh"
+for c in $cases; do
+	line=$(grep -E "^case $c +(insn +-?[0-9.]+ ratio|skipped: )" "$LOGS/bench-peers.log")
+	case $line in
+	*skipped:*) skip "make bench-peers, case $c: ${line#*skipped: }" ;;
+	?*) pass "make bench-peers (200 calls, 1 round), case $c: every call counted" ;;
+	*) grep -E "^(case|round [0-9]+ case) $c[ :]" "$LOGS/bench-peers.log"
+	   fail "make bench-peers (200 calls, 1 round), case $c: every call counted" ;;
+	esac
+done
+grep -qx 'bench-peers exit 0' "$LOGS/bench-peers.log" ||
+	{ tail -n 30 "$LOGS/bench-peers.log"; fail "make bench-peers (200 calls, 1 round) exits 0"; }
 step "[6/9] torture on the debug kernel: KASAN, lockdep, kmemleak, fault injection, hotplug (in the VM of step 2)"
 grep -E '^(ok|not ok) |^# |^kstats_fuzz' "$LOGS/torture.log"
 count_selftests "$LOGS/torture.log" " on the debug kernel" \

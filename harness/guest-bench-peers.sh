@@ -6,7 +6,7 @@
 # for every case, the tools on CPU 1, the rounds interleaving the cases:
 #  untraced        nothing attached
 #  kstats          trace F           (kretprobe)
-#  kstats_pcpu     trace pcpu:F      (kprobe pair)
+#  kstats_pcpu     trace pcpu:F      (kretprobe, entry time per CPU)
 #  kstats_fprobe   trace fprobe:F    (fprobe)
 #  bpftrace_kprobe bpftrace -c LOOP, kprobe and kretprobe,
 #                  hist(nsecs - @start[tid])
@@ -14,8 +14,8 @@
 #  bpftrace_kfunc  bpftrace, kfunc and kretfunc (fentry/fexit, BTF), on
 #                  the name ftrace lists, the one bpftrace offers
 #  funclatency     libbpf-tools' funclatency (kprobes)
-#  funclatency_fentry  the same on fentry/fexit: a line saying why not,
-#                  for the funclatency of Debian 12 has kprobes only
+#  funclatency_fentry  the same on fentry/fexit, where its --help offers
+#                  them (Debian 12's attaches kprobes only: a line says so)
 #  perf_ftrace     perf ftrace latency -a -n -T F -- LOOP (function_graph; F by
 #                  the name ftrace lists, which perf needs), which reads
 #                  every call's events from trace_pipe: with a ring buffer
@@ -25,9 +25,11 @@
 #  fprobe_hist     fprobe events f:F and f:F%return, a synthetic event of
 #                  their time difference and a log2 hist trigger on it
 #  kprobe_hist     the same with kprobe events p:F and r:F
-# A case counts only if its tool reports exactly CALLS calls: proof that
-# it was attached to the calls measured (untraced: the loop's own count). The peers come from the host's
-# tree, mounted read-only on /host.
+# A case counts only if its tool reports exactly CALLS calls in every
+# round: proof that it was attached to the calls measured (untraced: the
+# loop's own count; kstats: the count tools/kstats prints, its missed calls
+# from _control beside it). The peers come from the host's tree, mounted
+# read-only on /host; tools/kstats is /root/kstats.
 set -eu
 H=/root/kstats_helper
 F=__x64_sys_getppid
@@ -82,7 +84,9 @@ why_not() {
 	bpftrace_kfunc)
 		[ -e /sys/kernel/btf/vmlinux ] || echo "no BTF in this kernel" ;;
 	funclatency_fentry)
-		echo "funclatency $(in_host dpkg-query -W -f '${Version}' libbpf-tools) attaches kprobes only" ;;
+		in_host funclatency --help 2>&1 | grep -qiE 'fentry|fexit' ||
+			echo "funclatency $(in_host dpkg-query -W -f '${Version}' libbpf-tools)" \
+				"attaches kprobes only (its --help offers no fentry)" ;;
 	perf_ftrace_bpf)
 		in_host perf ftrace latency -h 2>&1 | grep -q -- --use-bpf ||
 			echo "perf $(in_host perf version | awk '{ print $3 }') was built without BPF skeletons (no -b)" ;;
@@ -177,7 +181,8 @@ stop() {
 	untraced) awk '$1 == "calls" { print $2 }' "$OUT/$1.loop" ;;
 	kstats*)
 		awk -v n="$F" '$1 == "name" && $2 == n {
-			for (i = 3; i < NF; i += 2) if ($i == "samples") print $(i + 1) }' $CTL
+			for (i = 3; i < NF; i += 2) if ($i == "missed") print "missed", $(i + 1) }' $CTL >&2
+		/root/kstats "$F" | awk '$1 == "count" { print $2 }'
 		ctl "remove $F" ;;
 	# [4, 8)   12 |@@@@ |, and [0], [1] for single values.
 	bpftrace_*) awk '/^\[/ { sub(/^\[[^]]*[])]/, ""); n += $1 } END { print n + 0 }' "$OUT/$1" ;;
@@ -272,13 +277,18 @@ done
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
 	for c in $run; do
-		start "$c" || exit 1
+		# A case that cannot attach is left out; the others go on.
+		if ! start "$c"; then
+			echo "round $r case $c: not attached"
+			echo "$c 0 not-attached" >> $OUT/rounds
+			continue
+		fi
 		ns=$(loop "$c" | tail -n 1)
-		stop "$c" > $OUT/count
+		stop "$c" > $OUT/count 2> $OUT/count.err
 		n=$(tail -n 1 $OUT/count)
-		echo "round $r case $c $UNIT $ns calls $n"
+		echo "round $r case $c $UNIT $ns calls $n$(sed 's/^/, /' $OUT/count.err | tr -d '\n')"
 		[ "$n" = "$CALLS" ] || show "$OUT/$c"
-		echo "$c $ns $n" >> $OUT/rounds
+		echo "$c $ns ${n:-none}" >> $OUT/rounds
 	done
 	r=$((r + 1))
 done
@@ -291,15 +301,16 @@ for c in $run; do
 		awk -v c="$c" '/^bad/ { bad = $0; next } { v[++k] = $1 }
 			END { print c, v[int((k + 1) / 2)], v[1], v[k], bad }'
 done | awk -v calls="$CALLS" -v unit="$UNIT" '{ c[NR] = $1; v[NR] = $2; lo[NR] = $3; hi[NR] = $4
-		bad[NR] = $5 != "" }
-	$1 == "untraced" && $5 == "" { base = $2; have_base = 1 }
-	$1 == "kstats_fprobe" && $5 == "" { ref = $2; have_ref = 1 }
+		bad[NR] = ""; for (j = 6; j <= NF; j++) bad[NR] = bad[NR] " " $j }
+	$1 == "untraced" && bad[NR] == "" { base = $2; have_base = 1 }
+	$1 == "kstats_fprobe" && bad[NR] == "" { ref = $2; have_ref = 1 }
 	END {
 		if (!have_base)
 			print "bench-peers: no untraced case that counted its calls: no costs"
 		for (i = 1; i <= NR; i++) {
-			if (bad[i]) {
-				printf "case %-18s did not count %d calls: left out\n", c[i], calls
+			if (bad[i] != "") {
+				printf "case %-18s did not count %d calls in every round (other counts:%s): left out\n",
+					c[i], calls, bad[i]
 				continue
 			}
 			if (!have_base)

@@ -76,6 +76,16 @@ need_pkgs() {
 BUILD_PKGS="linux-source-6.12 build-essential flex bison bc libelf-dev libssl-dev
 	kmod cpio xz-utils rsync python3 ccache"
 VM_PKGS="qemu-system-x86 busybox-static"
+# qemu's TCG, every vCPU on one host thread (harness/vm.sh says why).
+TCG="tcg,thread=single"
+
+# host_desc: the machine that benchmark figures come from, on one line.
+host_desc() {
+	printf 'host: %s CPUs, %s, %s; %s\n' "$(nproc)" \
+		"$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
+		"$(. /etc/os-release && echo "$PRETTY_NAME")" \
+		"$(qemu-system-x86_64 --version | head -n 1)"
+}
 
 # newest_kernel SERIES: the release of the newest linux-image-SERIES amd64
 # package apt offers (6.12: 6.12.117+deb12-amd64), or nothing.

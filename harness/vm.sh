@@ -15,7 +15,8 @@
 # VM_FLAVOR=debug boots the debug kernel of `make torture`. VM_APPEND adds
 # to the kernel command line; VM_MACHINE sets qemu's machine (below);
 # VM_QEMU adds qemu options (words), such as "-icount shift=0"; VM_MEM
-# sets the guest's memory in MiB (1024).
+# sets the guest's memory in MiB (1024); VM_ACCEL sets qemu's accelerator
+# (default: KVM where it works, else TCG; the benchmarks' -icount needs TCG).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -88,8 +89,7 @@ vm_boot() {
 # thread per vCPU, qemu 7.2 lets a vCPU execute an instruction that another
 # vCPU is patching (text_poke_bp), and enabling even the plain function
 # tracer on a function that other vCPUs are calling crashes the guest
-# (RIP in the middle of an instruction, or 0).
-TCG="tcg,thread=single"
+# (RIP in the middle of an instruction, or 0): $TCG, in lib.sh.
 choose_accel() {
 	local cache=$VMDIR/accel.v2
 	if [ -e "$cache" ]; then cat "$cache"; return; fi
@@ -112,7 +112,7 @@ choose_accel() {
 	fi
 	cat "$cache"
 }
-accel=$(choose_accel)
+accel=${VM_ACCEL:-$(choose_accel)}
 
 if [ "$mode" = shell ]; then
 	step "booting the VM (${accel%%,*}, ${VM_CPUS:-4} CPUs); exit the shell to power off"
