@@ -10,4 +10,25 @@ for t in /root/kstats_*test.sh; do
 	(cd /root && sh "$t") || rc=1
 	echo "KSTATS_SELFTEST_END $(basename "$t")"
 done
+
+# Last, for it cannot be undone: kernel lockdown, which Secure Boot
+# brings on distribution kernels, closes debugfs to writes, and kstats
+# trace says so.
+L=/sys/kernel/security/lockdown
+T="kstats trace under lockdown=integrity on $(uname -r): exit 1, says why"
+[ -e $L ] || mount -t securityfs none /sys/kernel/security 2>/dev/null
+if [ -e $L ] && echo integrity > $L; then
+	out=$(/root/kstats trace __x64_sys_getppid -d 1 2>&1)
+	r=$?
+	if [ $r -eq 1 ] &&
+	   echo "$out" | grep -q 'kernel lockdown (.*\[integrity\].*) closes debugfs to writes'; then
+		echo "PASS: $T"
+	else
+		echo "$out"
+		echo "FAIL: $T (exit $r)"
+		rc=1
+	fi
+else
+	echo "SKIP: $T: no lockdown LSM"
+fi
 exit $rc

@@ -691,6 +691,14 @@ def test_trace_usage():
     else:
         rc, _, err = run(['trace', 'f', '-d', '1'])
     check('trace as a user -> exit 1, needs root', rc == 1 and 'needs root' in err, err)
+    # Without debugfs: said, with how to mount it (unmounted in a mount
+    # namespace of its own where this machine has it).
+    if os.geteuid() == 0 and shutil.which('unshare'):
+        script = ('for m in $(awk \'$3 == "debugfs" { print $2 }\' /proc/mounts); do '
+                  'umount -l "$m" || exit 9; done; exec "$0" trace f -d 1')
+        rc, _, err = run(['unshare', '-m', 'sh', '-c', script, KSTATS], raw=True)
+        check('trace without debugfs -> exit 1, how to mount it',
+              rc == 1 and 'debugfs is not mounted: mount -t debugfs' in err, err)
     for args, why in ((['trace', 'f', '--pid', '0'], 'not a process id'),
                       (['trace', 'f', '--pid', 'x'], 'not a process id'),
                       (['trace', 'f', '--cgroup', 'a/b'], 'cgroup v2 path'),

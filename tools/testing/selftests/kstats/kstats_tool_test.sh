@@ -17,7 +17,7 @@ CTL=$KS/_control
 HELPER=$DIR/kstats_helper
 FUNC=__x64_sys_getppid
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+trap '[ "${CGROOT:-}" != "$T/cgroup2" ] || umount "$CGROOT"; rm -rf "$T"' EXIT
 
 for k in "${KSTATS:-}" "$DIR/kstats" "$DIR/../../../kstats/kstats" "$(command -v kstats)"; do
 	[ -n "$k" ] && [ -x "$k" ] && KSTATS=$k && break
@@ -29,7 +29,7 @@ done
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q " $FUNC\$" /proc/kallsyms ||
 	{ ktap_skip_all "no $FUNC in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 12
+ktap_set_plan 13
 
 # Nothing of NAME is left: no trace listed, no metric.
 gone() { ! grep -q "^name $1 " "$CTL" && [ ! -e "$KS/$1" ]; }
@@ -76,6 +76,28 @@ CMD
 	[ $rc -eq 0 ] && grep -qE '^ *count +300$' "$T/out" && gone $FUNC || { show; return 1; }
 }
 ktap_test_result "trace FUNC -p P: P's 300 calls, not the command's 200" check_pid
+
+# -c (--cgroup): the command makes 200 calls in the tool's cgroup, then
+# enters a cgroup below the one traced and makes 300 there.
+CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -z "$CGROOT" ] && grep -qw cgroup2 /proc/filesystems; then
+	CGROOT=$T/cgroup2
+	mkdir -p "$CGROOT" && mount -t cgroup2 none "$CGROOT" || CGROOT=""
+fi
+check_cgroup() {
+	mkdir -p "$CGROOT/kstats_tool/child" || return 1
+	run trace "$FUNC" -c /kstats_tool -- sh -c "$HELPER getppid 200 > /dev/null &&
+		echo \$\$ > $CGROOT/kstats_tool/child/cgroup.procs &&
+		exec $HELPER getppid 300 > /dev/null"
+	rmdir "$CGROOT/kstats_tool/child" "$CGROOT/kstats_tool"
+	[ $rc -eq 0 ] && grep -qE '^ *count +300$' "$T/out" && gone $FUNC || { show; return 1; }
+}
+if [ -n "$CGROOT" ]; then
+	ktap_test_result "trace FUNC -c PATH: the 300 calls made below PATH, not the 200 outside" \
+		check_cgroup
+else
+	ktap_test_skip "trace FUNC -c PATH (no cgroup2)"
+fi
 
 # The output options apply.
 check_json() {

@@ -21,7 +21,7 @@ N=1000
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q " $FUNC\$" /proc/kallsyms ||
 	{ ktap_skip_all "no $FUNC in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 25
+ktap_set_plan 28
 TMPD=$(mktemp -d)
 trap '[ -z "$CGROOT" ] || [ "$CGROOT" != "$TMPD/cgroup2" ] || umount "$CGROOT"; rm -rf "$TMPD"' EXIT
 
@@ -64,9 +64,10 @@ else
 fi
 
 # pid N and cgroup PATH: exactly the calls of one process, or of the
-# tasks of one cgroup, while another process calls the function too. The
-# process says when it is ready (its shell's own start is over), waits
-# on a FIFO while the trace is added, then makes its N calls.
+# tasks of one cgroup or of a cgroup below it (subtree), while another
+# process calls the function too. The process says when it is ready (its
+# shell's own start is over), waits on a FIFO while the trace is added,
+# then makes its N calls.
 CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 if [ -z "$CGROOT" ] && grep -qw cgroup2 /proc/filesystems; then
 	CGROOT=$TMPD/cgroup2
@@ -74,20 +75,25 @@ if [ -z "$CGROOT" ] && grep -qw cgroup2 /proc/filesystems; then
 fi
 # (FORM last: ktap_test_result drops an empty argument.)
 check_filter() {
-	what=$1 form=${2:-} go=$TMPD/go ready=$TMPD/ready
+	what=$1 form=${2:-} go=$TMPD/go ready=$TMPD/ready key=cgroup
 	rm -f "$go" "$ready"
 	mkfifo "$go" || return 1
 	enter=""
-	if [ "$what" = cgroup ]; then
-		mkdir -p "$CGROOT/kstats_test" || return 1
-		enter="echo \$\$ > $CGROOT/kstats_test/cgroup.procs;"
+	case $what in
+	pid) key=pid ;;
+	cgroup) dir=kstats_test ;;
+	subtree) dir=kstats_test/child ;;
+	esac
+	if [ $key = cgroup ]; then
+		mkdir -p "$CGROOT/$dir" || return 1
+		enter="echo \$\$ > $CGROOT/$dir/cgroup.procs;"
 	fi
 	sh -c "$enter : > $ready; read x < $go; exec taskset 1 $HELPER getppid $N" > /dev/null &
 	p=$!
 	i=0
 	while [ ! -e "$ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	filter="pid $p"
-	[ "$what" = cgroup ] && filter="cgroup /kstats_test"
+	[ $key = cgroup ] && filter="cgroup /kstats_test"
 	r=$(ctl "trace $form$FUNC $filter")
 	"$HELPER" getppid 500 > /dev/null &
 	o=$!
@@ -95,18 +101,21 @@ check_filter() {
 	wait $p
 	wait $o
 	n=$(field $FUNC samples)
-	listed=$(field $FUNC "$what")
+	listed=$(field $FUNC $key)
 	[ "$r" = OK ] && [ "$(ctl "remove $FUNC")" = OK ] || r=failed
-	[ "$what" = cgroup ] && rmdir "$CGROOT/kstats_test"
-	ktap_print_msg "$form$FUNC $filter: $r, $n samples, listed as $what $listed"
-	[ "$r" = OK ] && [ "$n" -eq $N ] && [ "$filter" = "$what $listed" ]
+	[ "$what" = subtree ] && rmdir "$CGROOT/$dir"
+	[ $key = cgroup ] && rmdir "$CGROOT/kstats_test"
+	ktap_print_msg "$form$FUNC $filter ($what): $r, $n samples, listed as $key $listed"
+	[ "$r" = OK ] && [ "$n" -eq $N ] && [ "$filter" = "$key $listed" ]
 }
 for form in "" pcpu: fprobe:; do
-	for what in pid cgroup; do
+	for what in pid cgroup subtree; do
 		t="trace $form$FUNC $what: exactly the $N calls of one process, not another's"
+		[ "$what" = subtree ] &&
+			t="trace $form$FUNC cgroup: the $N calls of a process in a cgroup below it"
 		if [ "$form" = fprobe: ] && [ -z "$FPROBE" ]; then
 			ktap_test_skip "$t (no CONFIG_FPROBE)"
-		elif [ "$what" = cgroup ] && [ -z "$CGROOT" ]; then
+		elif [ "$what" != pid ] && [ -z "$CGROOT" ]; then
 			ktap_test_skip "$t (no cgroup2)"
 		else
 			ktap_test_result "$t" check_filter "$what" "$form"
