@@ -372,7 +372,7 @@ done
 cases=$(sed -n 's/^CASES=${CASES:-"\(.*\)"}$/\1/p' "$HARNESS/guest-bench-peers.sh")
 [ -n "$cases" ] || fail "bench-peers: no list of cases in guest-bench-peers.sh"
 for c in $cases; do
-	line=$(grep -E "^case $c +(insn +-?[0-9.]+ ratio|skipped: )" "$LOGS/bench-peers.log")
+	line=$(grep -E "^case $c +(insn +[0-9.]+ ratio|skipped: )" "$LOGS/bench-peers.log")
 	case $line in
 	*skipped:*) skip "make bench-peers, case $c: ${line#*skipped: }" ;;
 	?*) pass "make bench-peers (200 calls, 1 round), case $c: every call counted" ;;

@@ -73,7 +73,7 @@ FA=$(awk -v a="$addr" '$1 == a { print $3 }' /proc/kallsyms |
 # "7 (expanded: 1408)" until the ring buffer is first used.
 DEFAULT_BUFFER_KB=$(sed "s/.*expanded: \([0-9]*\).*/\1/" $T/buffer_size_kb)
 
-ctl() { [ "$("$H" write "$CTL" "$1")" = OK ] || { echo "failed: $1"; exit 1; }; }
+ctl() { [ "$("$H" write "$CTL" "$1")" = OK ] || { echo "failed: $1"; return 1; }; }
 
 # Whether a case can run here, or why not (printed once).
 why_not() {
@@ -84,9 +84,14 @@ why_not() {
 	bpftrace_kfunc)
 		[ -e /sys/kernel/btf/vmlinux ] || echo "no BTF in this kernel" ;;
 	funclatency_fentry)
-		in_host funclatency --help 2>&1 | grep -qiE 'fentry|fexit' ||
-			echo "funclatency $(in_host dpkg-query -W -f '${Version}' libbpf-tools)" \
-				"attaches kprobes only (its --help offers no fentry)" ;;
+		v="funclatency $(in_host dpkg-query -W -f '${Version}' libbpf-tools)"
+		if in_host funclatency --help 2>&1 | grep -qiE 'fentry|fexit'; then
+			echo "$v names fentry in its --help, but this benchmark knows no" \
+				"switch of it between fentry and kprobes: case funclatency is" \
+				"what it picks"
+		else
+			echo "$v attaches kprobes only (its --help names no fentry)"
+		fi ;;
 	perf_ftrace_bpf)
 		in_host perf ftrace latency -h 2>&1 | grep -q -- --use-bpf ||
 			echo "perf $(in_host perf version | awk '{ print $3 }') was built without BPF skeletons (no -b)" ;;
@@ -99,6 +104,15 @@ END { clear(@start); }'
 BT_F='kfunc:F { @start[tid] = nsecs; }
 kretfunc:F /@start[tid]/ { @ns = HIST; delete(@start[tid]); }
 END { clear(@start); }'
+# events_teardown TYPE: remove the hist triggers and the probe events of
+# TYPE (kprobes or fprobes), whatever was set up; errors are expected.
+events_teardown() {
+	hist_teardown "$1" 2>/dev/null
+	echo "-:$1/kstats_peers_exit" >> $T/dynamic_events 2>/dev/null
+	echo "-:$1/kstats_peers_entry" >> $T/dynamic_events 2>/dev/null
+	return 0
+}
+
 # bt SCRIPT FUNCTION HIST: a bpftrace script.
 bt() { echo "$1" | sed "s/:F /:$2 /; s/HIST/$3/"; }
 
@@ -137,20 +151,22 @@ start() {
 	fi
 	case $1 in
 	untraced) ;;
-	kstats) ctl "trace $F" ;;
-	kstats_pcpu) ctl "trace pcpu:$F" ;;
-	kstats_fprobe) ctl "trace fprobe:$F" ;;
+	kstats) ctl "trace $F" || return 1 ;;
+	kstats_pcpu) ctl "trace pcpu:$F" || return 1 ;;
+	kstats_fprobe) ctl "trace fprobe:$F" || return 1 ;;
 	bpftrace_kprobe) bt "$BT_K" "$F" 'hist(nsecs - @start[tid])' > $R/tmp/bt ;;
 	bpftrace_k3) bt "$BT_K" "$F" 'hist(nsecs - @start[tid], 3)' > $R/tmp/bt ;;
 	bpftrace_kfunc) bt "$BT_F" "$FA" 'hist(nsecs - @start[tid])' > $R/tmp/bt ;;
 	fprobe_hist)
 		echo "f:kstats_peers_entry $FA" >> $T/dynamic_events &&
 			echo "f:kstats_peers_exit $FA%return" >> $T/dynamic_events &&
-			hist_setup fprobes || { echo "$1: the events cannot be set up"; return 1; } ;;
+			hist_setup fprobes ||
+			{ echo "$1: the events cannot be set up"; events_teardown fprobes; return 1; } ;;
 	kprobe_hist)
 		echo "p:kstats_peers_entry $F" >> $T/kprobe_events &&
 			echo "r:kstats_peers_exit $F" >> $T/kprobe_events &&
-			hist_setup kprobes || { echo "$1: the events cannot be set up"; return 1; } ;;
+			hist_setup kprobes ||
+			{ echo "$1: the events cannot be set up"; events_teardown kprobes; return 1; } ;;
 	esac
 	case $1 in
 	funclatency*) taskset 2 chroot $R /usr/sbin/funclatency -T "$F" > "$OUT/$1" 2>&1 & tool=$! ;;
@@ -218,9 +234,7 @@ stop() {
 		awk '$1 == "Hits:" { print $2; exit }' $T/events/synthetic/kstats_peers_lat/hist
 		t=kprobes
 		[ "$1" = fprobe_hist ] && t=fprobes
-		hist_teardown $t
-		echo "-:$t/kstats_peers_exit" >> $T/dynamic_events
-		echo "-:$t/kstats_peers_entry" >> $T/dynamic_events ;;
+		events_teardown $t ;;
 	esac
 }
 
@@ -288,7 +302,9 @@ while [ "$r" -le "$ROUNDS" ]; do
 		n=$(tail -n 1 $OUT/count)
 		echo "round $r case $c $UNIT $ns calls $n$(sed 's/^/, /' $OUT/count.err | tr -d '\n')"
 		[ "$n" = "$CALLS" ] || show "$OUT/$c"
-		echo "$c $ns ${n:-none}" >> $OUT/rounds
+		# A tool that ran no loop (bpftrace or perf failing to attach)
+		# has no time: "none", and the case is left out.
+		echo "$c ${ns:-none} ${n:-none}" >> $OUT/rounds
 	done
 	r=$((r + 1))
 done
@@ -296,10 +312,13 @@ done
 # The median of the rounds; a case whose tool missed or added calls in
 # any round does not count.
 for c in $run; do
-	awk -v c="$c" -v n="$CALLS" '$1 == c { print $2; if ($3 != n) bad = bad " " $3 }
+	awk -v c="$c" -v n="$CALLS" '$1 == c {
+			if ($2 ~ /^[0-9]+(\.[0-9]*)?$/) print $2; else bad = bad " no-loop"
+			if ($3 != n) bad = bad " " $3 }
 		END { if (bad != "") print "bad" bad }' $OUT/rounds | sort -n |
 		awk -v c="$c" '/^bad/ { bad = $0; next } { v[++k] = $1 }
-			END { print c, v[int((k + 1) / 2)], v[1], v[k], bad }'
+			END { if (!k) { v[1] = 0; k = 1 }
+			      print c, v[int((k + 1) / 2)], v[1], v[k], bad }'
 done | awk -v calls="$CALLS" -v unit="$UNIT" '{ c[NR] = $1; v[NR] = $2; lo[NR] = $3; hi[NR] = $4
 		bad[NR] = ""; for (j = 6; j <= NF; j++) bad[NR] = bad[NR] " " $j }
 	$1 == "untraced" && bad[NR] == "" { base = $2; have_base = 1 }

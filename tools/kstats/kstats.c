@@ -983,13 +983,13 @@ static void parse_pcts(const char *list)
 		double q = strtod(t, &end);
 
 		if (*end || end == t || !(q > 0 && q <= 100) || opt.npct == MAX_PCTS)
-			die(1, "--percentiles: '%s' is not a percentile in (0, 100] (at most %d)", t,
-			    MAX_PCTS);
+			die(1, "--percentiles: '%s' is not a percentile in (0, 100] (at most %d)",
+			    t, MAX_PCTS);
 		opt.pct[opt.npct++] = q;
 	}
 	free(copy);
 	if (!opt.npct)
-		die(1, "-p: no percentile");
+		die(1, "--percentiles: no percentile");
 }
 
 /* 1 if @new is a later snapshot of @old: no slot of any CPU has fewer. */
@@ -1053,21 +1053,29 @@ static void follow_print(const struct ks_data *d, long i, double secs, int reset
 }
 
 /*
- * 0, or the errno that kept @path from being opened: a metric removed
- * between two intervals is waited for, not an error.
+ * 0, or the errno that kept @path from being read: a metric removed
+ * between two intervals (ENOENT at open, or EIO from debugfs when it goes
+ * while open) is waited for, not an error. Malformed text still is.
  */
 static int try_load(struct ks_data *d, const char *path)
 {
-	FILE *f;
+	FILE *f = fopen(path, "r");
+	int err;
 
-	if (!strcmp(path, "-")) {
-		load(d, path);
-		return 0;
-	}
-	f = fopen(path, "r");
 	if (!f)
 		return errno;
-	load_file(d, f, path);
+	ks_data_init(d);
+	if (ks_read(d, f)) {
+		err = ferror(f) ? errno : 0;
+		fclose(f);
+		if (!err)
+			die(2, "%s: %s", path, d->err);
+		ks_data_free(d);
+		return err ?: EIO;
+	}
+	fclose(f);
+	if (ks_finish(d, opt.bits))
+		die(2, "%s: %s", path, d->err);
 	return 0;
 }
 
@@ -1433,7 +1441,7 @@ static const char *merged_name(int n, char **inputs)
 
 int main(int argc, char **argv)
 {
-	enum { O_PCTS = 256, O_CPU, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM, O_NAME, O_DIFF, O_CMP,
+	enum { O_PCTS = 256, O_COUNT, O_CPU, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM, O_NAME, O_DIFF, O_CMP,
 	       O_ROWS, O_LE_BITS, O_MERGE, O_LOG2, O_PID, O_CGROUP };
 	static const struct option lopts[] = {
 		{ "percentiles", required_argument, NULL, O_PCTS },
@@ -1453,7 +1461,7 @@ int main(int argc, char **argv)
 		{ "pid", required_argument, NULL, O_PID },
 		{ "cgroup", required_argument, NULL, O_CGROUP },
 		{ "interval", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'c' },
+		{ "count", required_argument, NULL, O_COUNT },
 		{ "rows", no_argument, NULL, O_ROWS },
 		{ "diff", no_argument, NULL, O_DIFF },
 		{ "compare", no_argument, NULL, O_CMP },
@@ -1492,7 +1500,7 @@ int main(int argc, char **argv)
 			c = O_PID;
 		else if (trace && c == 'c')
 			c = O_CGROUP;
-		if (trace && (c == 'i' || c == 'c' || c == O_DIFF || c == O_CMP || c == O_MERGE))
+		if (trace && (c == 'i' || c == O_COUNT || c == O_DIFF || c == O_CMP || c == O_MERGE))
 			die(1, "trace: %s do not apply",
 			    "--interval, --count, --diff, --compare and --merge");
 		if (!trace && (c == 'd' || c == O_PID || c == O_CGROUP))
@@ -1573,6 +1581,7 @@ int main(int argc, char **argv)
 				    optarg);
 			break;
 		case 'c':
+		case O_COUNT:
 			opt.count = strtol(optarg, &end, 10);
 			if (*end || end == optarg || opt.count <= 0)
 				die(1, "--count: '%s' is not a positive number", optarg);
@@ -1619,6 +1628,8 @@ int main(int argc, char **argv)
 		die(1, "--interval: not with --diff, --compare or --merge");
 	if (opt.rows && !(opt.interval > 0))
 		die(1, "--rows: only with --interval");
+	if (opt.interval > 0 && argc && !strcmp(argv[0], "-"))
+		die(1, "--interval: not on standard input, which cannot be read again");
 	/* A line of vmstat's width: the usual three percentiles. */
 	if (opt.rows && !pcts)
 		parse_pcts("50,90,99");

@@ -693,7 +693,8 @@ def test_trace_usage():
     check('trace as a user -> exit 1, needs root', rc == 1 and 'needs root' in err, err)
     # Without debugfs: said, with how to mount it (unmounted in a mount
     # namespace of its own where this machine has it).
-    if os.geteuid() == 0 and shutil.which('unshare'):
+    if (os.geteuid() == 0 and shutil.which('unshare') and
+            run(['unshare', '-m', 'true'], raw=True)[0] == 0):
         script = ('for m in $(awk \'$3 == "debugfs" { print $2 }\' /proc/mounts); do '
                   'umount -l "$m" || exit 9; done; exec "$0" trace f -d 1')
         rc, _, err = run(['unshare', '-m', 'sh', '-c', script, KSTATS], raw=True)
@@ -707,6 +708,8 @@ def test_trace_usage():
                       (['trace', 'f', '-p', 'x'], "--pid: 'x' is not a process id"),
                       (['trace', 'f', '-c', 'a/b'], "--cgroup: 'a/b' is not a cgroup v2"),
                       (['trace', 'f', '--percentiles', '200'], "--percentiles: '200'"),
+                      (['trace', 'f', '--count', '1'], 'do not apply'),
+                      (['--interval', '1', '-'], 'not on standard input'),
                       (['--pid', '5', 'x'], 'only for kstats trace'),
                       (['--cgroup', '/x', 'x'], 'only for kstats trace')):
         rc, _, err = run(args)
