@@ -1386,6 +1386,15 @@ static void hist_add(struct ks_hist *a, const struct ks_hist *b)
  * --merge: the inputs summed into @d, CPU by CPU and in all, at the
  * frac_bits they all fit (--bits, or 3 where they allow it).
  */
+/* Whether "-" is one of the first @n of @inputs. */
+static bool stdin_among(char **inputs, int n)
+{
+	while (n--)
+		if (!strcmp(inputs[n], "-"))
+			return true;
+	return false;
+}
+
 static void merge_inputs(struct ks_data *d, int n, char **inputs)
 {
 	struct ks_data *in = calloc(n, sizeof(*in));
@@ -1395,6 +1404,9 @@ static void merge_inputs(struct ks_data *d, int n, char **inputs)
 
 	if (!in)
 		die(1, "out of memory");
+	for (i = 1; i < n; i++)
+		if (!strcmp(inputs[i], "-") && stdin_among(inputs, i))
+			die(1, "--merge: - (standard input) given twice");
 	for (i = 0; i < n; i++) {
 		char *path = resolve(inputs[i]);
 

@@ -710,6 +710,7 @@ def test_trace_usage():
                       (['trace', 'f', '--percentiles', '200'], "--percentiles: '200'"),
                       (['trace', 'f', '--count', '1'], 'do not apply'),
                       (['--interval', '1', '-'], 'not on standard input'),
+                      (['--merge', '-', '-'], 'standard input) given twice'),
                       (['--pid', '5', 'x'], 'only for kstats trace'),
                       (['--cgroup', '/x', 'x'], 'only for kstats trace')):
         rc, _, err = run(args)
