@@ -760,7 +760,12 @@ def test_plot(rng, flat):
           rc == 0 and cols and len(mid) <= 2, out + err)
 
     # A heatmap of kstats --interval --csv output: the median moves up
-    # for a while.
+    # for a while. The intervals below are built as kstats prints them.
+    rc, real, err = run(['--interval', '0.1', '--count', '2', '--csv', flat])
+    check('kstats --interval --csv: a header line per interval, then its CSV',
+          rc == 0 and re.fullmatch(r'(interval [12] seconds [0-9.]+ rate [0-9.]+/s\n'
+                                   r'slot,lo,hi,count,mean,cdf,fraction,per_octave,per_unit\n)'
+                                   r'{2}', real), real + err)
     series = ''
     for i in range(12):
         vs = [int(rng.lognormvariate(9 + (1 if 4 <= i < 8 else 0), 0.4)) for _ in range(2000)]
