@@ -1453,8 +1453,8 @@ static const char *merged_name(int n, char **inputs)
 
 int main(int argc, char **argv)
 {
-	enum { O_PCTS = 256, O_COUNT, O_CPU, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM, O_NAME, O_DIFF, O_CMP,
-	       O_ROWS, O_LE_BITS, O_MERGE, O_LOG2, O_PID, O_CGROUP };
+	enum { O_PCTS = 256, O_COUNT, O_CPU, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM,
+	       O_NAME, O_DIFF, O_CMP, O_ROWS, O_LE_BITS, O_MERGE, O_LOG2, O_PID, O_CGROUP };
 	static const struct option lopts[] = {
 		{ "percentiles", required_argument, NULL, O_PCTS },
 		{ "bits", required_argument, NULL, 'b' },
@@ -1512,7 +1512,8 @@ int main(int argc, char **argv)
 			c = O_PID;
 		else if (trace && c == 'c')
 			c = O_CGROUP;
-		if (trace && (c == 'i' || c == O_COUNT || c == O_DIFF || c == O_CMP || c == O_MERGE))
+		if (trace && (c == 'i' || c == O_COUNT || c == O_DIFF || c == O_CMP ||
+			      c == O_MERGE))
 			die(1, "trace: %s do not apply",
 			    "--interval, --count, --diff, --compare and --merge");
 		if (!trace && (c == 'd' || c == O_PID || c == O_CGROUP))
