@@ -23,6 +23,17 @@ skip() { SKIPPED=$((SKIPPED + 1)); echo "SKIP: $*"; }
 # verdict STATUS NAME: the line of result, for a step run in the
 # background and counted later.
 verdict() { if [ "$1" -eq 0 ]; then echo "PASS: $2"; else echo "FAIL: $2"; fi; }
+# verdicts: count the PASS:, FAIL: and SKIP: lines of a step's log (stdin).
+verdicts() {
+	local verdict name
+	while read -r verdict name; do
+		case $verdict in
+		PASS:) pass "$name" ;;
+		SKIP:) skip "$name" ;;
+		FAIL:) fail "$name" ;;
+		esac
+	done < <(grep -E '^(PASS|FAIL|SKIP): ')
+}
 # result STATUS NAME: pass or fail NAME on a command's exit status.
 result() { if [ "$1" -eq 0 ]; then pass "$2"; else fail "$2"; fi; }
 
@@ -162,9 +173,7 @@ result $? "CONFIG_KSTATS is a bool; CONFIG_KSTATS_TRACE is in kernel/trace/Kconf
 # The upstream series: applies, checkpatch clean, gives this tree.
 "$HARNESS/patches.sh" --check > "$LOGS/patches.log" 2>&1
 grep -vE '^(PASS|FAIL): ' "$LOGS/patches.log" | grep -v '^==>' || true
-while read -r verdict name; do
-	if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
-done < <(grep -E '^(PASS|FAIL): ' "$LOGS/patches.log")
+verdicts < "$LOGS/patches.log"
 grep -qE '^(PASS|FAIL): ' "$LOGS/patches.log" || fail "patches: the series could not be written"
 
 need_pkgs python3-docutils
@@ -324,9 +333,7 @@ tk=$TOP/tools/kstats
 wait "$CHAIN"
 sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log" | grep -vE '^TOOLS_(BEGIN|END)$' |
 	grep -vE '^PASS: ' | grep -vE '^TOOL_TESTS ' || true
-while read -r verdict name; do
-	if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
-done < <(sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log" | grep -E '^(PASS|FAIL): ')
+verdicts < <(sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log")
 set -- $(sed -n 's/^TOOL_TESTS \([0-9]*\) \([0-9]*\)$/\1 \2/p' "$LOGS/chain.log")
 if [ $# -eq 2 ]; then
 	PASSED=$((PASSED + $1))
@@ -352,13 +359,7 @@ if [ -x "$tk/kstats" ]; then
 fi
 step "[5/9] the out-of-tree modules on Debian's own kernels (6.12 and 6.1), make bench-peers on 6.12 (beside steps 1 and 2)"
 for series in 6.12 6.1; do
-	while read -r verdict name; do
-		case $verdict in
-		PASS:) pass "$name" ;;
-		SKIP:) skip "$name" ;;
-		*) fail "$name" ;;
-		esac
-	done < <(grep -E '^(PASS|FAIL|SKIP): ' "$LOGS/stock-$series.log")
+	verdicts < "$LOGS/stock-$series.log"
 	if grep -q '^KSTATS_SELFTEST_BEGIN' "$LOGS/stock-$series.log"; then
 		grep -E '^(not ok|stock kernel)' "$LOGS/stock-$series.log" || true
 		count_selftests "$LOGS/stock-$series.log" " on Debian's $series kernel"
@@ -389,9 +390,7 @@ count_selftests "$LOGS/torture.log" " on the debug kernel" \
 step "[7/9] every other make target as the first command on a fresh machine"
 "$HARNESS/first-command.sh" > "$LOGS/first-command.log" 2>&1
 grep -vE '^(PASS|FAIL): ' "$LOGS/first-command.log" | grep -v '^==>' || true
-while read -r verdict name; do
-	if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
-done < <(grep -E '^(PASS|FAIL): ' "$LOGS/first-command.log")
+verdicts < "$LOGS/first-command.log"
 grep -qE '^(PASS|FAIL): ' "$LOGS/first-command.log" || fail "first-command.sh: no results"
 wait
 trap - INT TERM
@@ -418,8 +417,6 @@ fi
 step "[9/9] the series is bisectable: the kernel (debug configuration) builds after each patch (in the background since step 2)"
 grep -qE '^(PASS|FAIL): ' "$LOGS/bisect.log" || { tail -n 30 "$LOGS/bisect.log"; fail "patches: bisect build did not run"; }
 grep -q '^FAIL: ' "$LOGS/bisect.log" && grep -B 22 '^FAIL: ' "$LOGS/bisect.log" | grep -v '^PASS'
-while read -r verdict name; do
-	if [ "$verdict" = PASS: ]; then pass "$name"; else fail "$name"; fi
-done < <(grep -E '^(PASS|FAIL): ' "$LOGS/bisect.log")
+verdicts < "$LOGS/bisect.log"
 
 finish

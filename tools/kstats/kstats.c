@@ -685,7 +685,6 @@ static const struct ks_hist *selected(const struct ks_data *d)
 {
 	static const struct ks_hist empty;
 	static int warned;
-
 	size_t ncpus = d->ncpus > d->possible ? d->ncpus : d->possible;
 
 	if (opt.cpu < 0)
@@ -1066,12 +1065,12 @@ static int try_load(struct ks_data *d, const char *path)
 		return errno;
 	ks_data_init(d);
 	if (ks_read(d, f)) {
-		err = ferror(f) ? errno : 0;
+		err = ferror(f) ? (errno ?: EIO) : 0;
 		fclose(f);
 		if (!err)
 			die(2, "%s: %s", path, d->err);
 		ks_data_free(d);
-		return err ?: EIO;
+		return err;
 	}
 	fclose(f);
 	if (ks_finish(d, opt.bits))
@@ -1386,27 +1385,19 @@ static void hist_add(struct ks_hist *a, const struct ks_hist *b)
  * --merge: the inputs summed into @d, CPU by CPU and in all, at the
  * frac_bits they all fit (--bits, or 3 where they allow it).
  */
-/* Whether "-" is one of the first @n of @inputs. */
-static bool stdin_among(char **inputs, int n)
-{
-	while (n--)
-		if (!strcmp(inputs[n], "-"))
-			return true;
-	return false;
-}
-
 static void merge_inputs(struct ks_data *d, int n, char **inputs)
 {
 	struct ks_data *in = calloc(n, sizeof(*in));
 	unsigned int ok = ~0u;
-	int i, bits = opt.bits;
+	int i, bits = opt.bits, dashes = 0;
 	size_t c;
 
 	if (!in)
 		die(1, "out of memory");
-	for (i = 1; i < n; i++)
-		if (!strcmp(inputs[i], "-") && stdin_among(inputs, i))
-			die(1, "--merge: - (standard input) given twice");
+	for (i = 0; i < n; i++)
+		dashes += !strcmp(inputs[i], "-");
+	if (dashes > 1)
+		die(1, "--merge: - (standard input) given twice");
 	for (i = 0; i < n; i++) {
 		char *path = resolve(inputs[i]);
 
