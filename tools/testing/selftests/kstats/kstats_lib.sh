@@ -13,3 +13,80 @@ DEBUGFS=$(awk '$3 == "debugfs" { print $2; exit }' /proc/mounts)
 ktap_print_header
 [ "$(id -u)" -eq 0 ] || { ktap_skip_all "must be run as root"; exit "$KSFT_SKIP"; }
 [ -n "$DEBUGFS" ] || { ktap_skip_all "debugfs is not mounted"; exit "$KSFT_SKIP"; }
+
+# What the kernel's detectors print first when they report a problem:
+# KASAN, UBSAN, lockdep, a WARN, a BUG, an oops, a hung task, an RCU
+# stall, a leak found by kmemleak.
+KS_REPORT_RE='BUG:|WARNING:|INFO:|Oops|general protection|Call Trace:|KASAN:|UBSAN:|Kernel panic|turning off the locking correctness validator|suspected memory leak|kstats-selftest: kmemleak:'
+
+# ks_mark TEXT: a line "kstats-selftest: TEXT" in the kernel's log. Tests
+# mark where they start instead of clearing the log: the harness reads the
+# whole boot's log, and a report must not be thrown away unread.
+ks_mark() { echo "kstats-selftest: $*" > /dev/kmsg; }
+
+# ks_no_reports_since TEXT: true if the kernel logged no report after the
+# mark TEXT (ks_mark); prints the reports otherwise, and fails if the mark
+# is gone from the log (it wrapped: what followed cannot be checked).
+ks_no_reports_since() {
+	dmesg > "${TMPDIR:-/tmp}/ks_dmesg.$$"
+	if ! grep -qF "kstats-selftest: $1" "${TMPDIR:-/tmp}/ks_dmesg.$$"; then
+		echo "# mark '$1' is not in the kernel's log any more"
+		rm -f "${TMPDIR:-/tmp}/ks_dmesg.$$"
+		return 1
+	fi
+	awk -v m="kstats-selftest: $1" 'index($0, m) { on = 1; next } on' \
+		"${TMPDIR:-/tmp}/ks_dmesg.$$" | grep -E "$KS_REPORT_RE" | sed 's/^/# /' |
+		grep . && { rm -f "${TMPDIR:-/tmp}/ks_dmesg.$$"; return 1; }
+	rm -f "${TMPDIR:-/tmp}/ks_dmesg.$$"
+	return 0
+}
+
+# ks_wait_for SECONDS CMD...: run CMD every 0.1 s until it succeeds; fails
+# after SECONDS (a bound for a hung test, not a timing: callers wait for
+# a condition, and a slow machine only waits longer).
+ks_wait_for() {
+	local i=0 n=$(($1 * 10))
+	shift
+	until "$@"; do
+		i=$((i + 1))
+		[ $i -lt $n ] || return 1
+		sleep 0.1
+	done
+}
+
+# ks_uptime_ms: the time since boot in milliseconds.
+ks_uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+
+# ks_kmemleak_check: the leaks that kmemleak finds in objects allocated by
+# kstats code (a "kstats" frame in the allocation's backtrace): printed, a
+# line each in the kernel's log ("kstats-selftest: kmemleak: ..."), and a
+# failure. kmemleak reports only objects older than 5 s at the start of a
+# scan (MSECS_MIN_AGE): the scan waits until everything allocated before
+# the call is that old, then runs twice (the second one drops objects
+# whose only reference was in flight during the first). True when
+# kmemleak is not there.
+ks_kmemleak_check() {
+	local km=$DEBUGFS/kmemleak t leaks
+	[ -e "$km" ] || return 0
+	t=$(($(ks_uptime_ms) + 5100))
+	ks_wait_for 60 sh -c "[ \$(awk '{ printf \"%d\", \$1 * 1000 }' /proc/uptime) -ge $t ]" ||
+		return 1
+	echo scan > "$km" && echo scan > "$km" || return 1
+	leaks=$(awk '/^unreferenced object/ { if (obj && ks) print obj ": " ks
+			obj = $3; ks = ""; next }
+		/^ +\[<[0-9a-f]+>\] .*kstats/ && !ks { ks = $2 " " $3 }
+		END { if (obj && ks) print obj ": " ks }' "$km")
+	[ -z "$leaks" ] && return 0
+	echo "$leaks" | while read -r l; do
+		echo "# kmemleak: unreferenced object $l"
+		ks_mark "kmemleak: unreferenced object $l"
+	done
+	return 1
+}
+
+# ks_expect_begin WHAT, ks_expect_end: between the two, the stack dumps of
+# failed allocations (fault injection's "FAULT_INJECTION: forcing a
+# failure", warn_alloc's "page allocation failure") are expected, and the
+# harness does not count them as reports; every other report still counts.
+ks_expect_begin() { ks_mark "expect begin: $*"; }
+ks_expect_end() { ks_mark "expect end"; }
