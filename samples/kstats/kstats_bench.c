@@ -14,6 +14,11 @@
  *   subtract  1: subtract the cost of the clock pair from each sample
  *   run       read: run the benchmark, print its summary
  *   cost      read: the cost of kstats_record() against its peers
+ *   record    write "BITS VALUE...": the values (at most 64), recorded in
+ *             that order on one CPU into the metric bench_record, made
+ *             anew with BITS fractional bits: a known input, for readers
+ *             of metrics (tools/kstats's tests) to check their rendering
+ *             against
  *   fprobe_floor
  *             a function of the kernel image: an fprobe with empty
  *             handlers on it ("" removes it), the floor of kstats_trace's
@@ -723,7 +728,7 @@ static int cost_line(char *buf, int len, const char *name, u64 med, u64 p99, u64
 static ssize_t bench_cost(char *buf)
 {
 	static const u8 bits[] = { 0, 3, 8 };
-	u64 med[NR_COST_CASES], p99[NR_COST_CASES], m, p;
+	u64 med[NR_COST_CASES], p99[NR_COST_CASES], m, p, limit = 1;
 	unsigned int i, nr = num_online_cpus();
 	char name[64];
 	ssize_t len = 0;
@@ -751,8 +756,6 @@ static ssize_t bench_cost(char *buf)
 				 p99[i], max(med[COST_LIMIT], 1ULL));
 	/* The same on every online CPU at once: the ratios show the scaling. */
 	for (i = 0; i < ARRAY_SIZE(cost_parallel); i++) {
-		u64 limit;
-
 		ret = cost_case(cost_parallel[i], nr, &m, &p);
 		if (ret)
 			goto out;
@@ -905,6 +908,64 @@ static ssize_t cost_show(struct kobject *kobj, struct kobj_attribute *attr, char
 	return ret;
 }
 
+#define BENCH_RECORD_MAX	64
+
+/* bench_record, the metric of the record file; under bench_mutex. */
+static struct kstats *bench_record_ks;
+
+static ssize_t record_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	unsigned int bits, i, n = 0;
+	char *s, *p, *word;
+	struct kstats *ks;
+	u64 *vals;
+	ssize_t ret = -EINVAL;
+
+	s = kstrndup(buf, count, GFP_KERNEL);
+	vals = kcalloc(BENCH_RECORD_MAX, sizeof(*vals), GFP_KERNEL);
+	if (!s || !vals) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	p = strim(s);
+	word = strsep(&p, " ");
+	if (kstrtouint(word, 10, &bits) || bits > KSTATS_MAX_FRAC_BITS)
+		goto bad;
+	while ((word = strsep(&p, " "))) {
+		if (!*word)
+			continue;
+		if (n == BENCH_RECORD_MAX || kstrtou64(word, 10, &vals[n]))
+			goto bad;
+		n++;
+	}
+
+	mutex_lock(&bench_mutex);
+	kstats_delete(bench_record_ks);
+	bench_record_ks = NULL;
+	ks = kstats_new("bench_record", bits);
+	if (IS_ERR(ks)) {
+		ret = PTR_ERR(ks);
+	} else {
+		bench_record_ks = ks;
+		/* All on one CPU, so that its lines are known. */
+		preempt_disable();
+		for (i = 0; i < n; i++)
+			kstats_record(ks, vals[i]);
+		preempt_enable();
+		ret = count;
+	}
+	mutex_unlock(&bench_mutex);
+	goto out;
+bad:
+	pr_warn("record: expected BITS (0 to %u) and at most %u decimal values\n",
+		KSTATS_MAX_FRAC_BITS, BENCH_RECORD_MAX);
+out:
+	kfree(vals);
+	kfree(s);
+	return ret;
+}
+
 #if IS_ENABLED(CONFIG_FPROBE)
 /*
  * An fprobe with empty handlers and the entry data of kstats_trace's
@@ -1036,11 +1097,12 @@ static void bench_fp_remove(void)
 static struct kobj_attribute cpus_attr = __ATTR_RW(cpus);
 static struct kobj_attribute run_attr = __ATTR(run, 0400, run_show, NULL);
 static struct kobj_attribute cost_attr = __ATTR(cost, 0400, cost_show, NULL);
+static struct kobj_attribute record_attr = __ATTR(record, 0200, NULL, record_store);
 
 static struct attribute *bench_attrs[] = {
 	&bench_choices[0].attr.attr, &bench_choices[1].attr.attr,
-	&cpus_attr.attr, &run_attr.attr,
-	&cost_attr.attr, &bench_params[0].attr.attr, &bench_params[1].attr.attr,
+	&cpus_attr.attr, &run_attr.attr, &cost_attr.attr, &record_attr.attr,
+	&bench_params[0].attr.attr, &bench_params[1].attr.attr,
 	&bench_params[2].attr.attr, &bench_params[3].attr.attr,
 	BENCH_FPROBE_FLOOR_ATTR, NULL,
 };
@@ -1081,6 +1143,7 @@ static void __exit kstats_bench_exit(void)
 	bench_fp_remove();
 	mutex_unlock(&bench_mutex);
 	bench_delete_metrics();
+	kstats_delete(bench_record_ks);
 	free_cpumask_var(bench_cpus);
 }
 
