@@ -72,9 +72,12 @@ ks_kmemleak_check() {
 	ks_wait_for 60 sh -c "[ \$(awk '{ printf \"%d\", \$1 * 1000 }' /proc/uptime) -ge $t ]" ||
 		return 1
 	echo scan > "$km" && echo scan > "$km" || return 1
+	# "unreferenced object ADDR (size N):", then after "  backtrace
+	# (crc X):" a frame a line, as "    FUNC+OFF/SIZE [MODULE]".
 	leaks=$(awk '/^unreferenced object/ { if (obj && ks) print obj ": " ks
-			obj = $3; ks = ""; next }
-		/^ +\[<[0-9a-f]+>\] .*kstats/ && !ks { ks = $2 " " $3 }
+			obj = $3; ks = ""; bt = 0; next }
+		/^  backtrace/ { bt = 1; next }
+		bt && /^    [^ ]/ && /kstats/ && !ks { ks = $1 " " $2 }
 		END { if (obj && ks) print obj ": " ks }' "$km")
 	[ -z "$leaks" ] && return 0
 	echo "$leaks" | while read -r l; do

@@ -29,8 +29,33 @@ FILE=$DEBUGFS/kstats/$METRIC
 mkdir -p "$TMP"
 ktap_set_plan 12
 
-# Let the sample record on every CPU for a moment.
-sleep 2
+# all_cpus_recorded: every online CPU has samples in the metric.
+all_cpus_recorded() {
+	[ "$(awk '$3 == "CPU" && $6 > 0 { print $4 }' "$FILE" | sort -u | wc -l)" -ge \
+	  "$(nproc)" ]
+}
+# The sample's threads (one per online CPU), and how many times each has
+# slept: once after each batch of records.
+THREADS=$(grep -l '^kstats_sample/' /proc/[0-9]*/comm 2>/dev/null |
+	  sed 's,^/proc/,,; s,/comm$,,')
+sleeps() {
+	for p in $THREADS; do
+		echo "$p $(awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$p/status")"
+	done
+}
+# slept_since FILE: each thread has slept 3 times more than FILE (sleeps)
+# says: it ran whole batches of records since.
+slept_since() {
+	sleeps > "$TMP/sleeps.now"
+	[ -s "$TMP/sleeps.now" ] &&
+		awk 'NR == FNR { base[$1] = $2; next }
+		     !($1 in base) || $2 < base[$1] + 3 { bad = 1 } END { exit bad }' \
+			"$1" "$TMP/sleeps.now"
+}
+
+# Wait until every CPU has recorded (120 s at most, the bound of a hang).
+ks_wait_for 120 all_cpus_recorded ||
+	ktap_print_msg "not every online CPU recorded within 120 s"
 cat "$FILE" > "$TMP/out"
 
 # Every line, exactly in the RFC's format. awk prints each line again with
@@ -100,9 +125,17 @@ ktap_test_result "every mean lies within its slot" check_avg
 
 total() { awk '$3 == "CPUS" { n += $6 } END { print n + 0 }' "$FILE"; }
 
+# Once a record in flight at the stop is done (every thread has slept
+# since), nothing changes while every thread runs more batches.
 check_stop() {
+	[ -n "$THREADS" ] || { ktap_print_msg "no kstats_sample thread"; return 1; }
 	echo stop > "$FILE" || return 1
-	a=$(cat "$FILE"); sleep 1; b=$(cat "$FILE")
+	sleeps > "$TMP/sleeps.stop"
+	ks_wait_for 60 slept_since "$TMP/sleeps.stop" || return 1
+	a=$(cat "$FILE")
+	sleeps > "$TMP/sleeps.a"
+	ks_wait_for 60 slept_since "$TMP/sleeps.a" || return 1
+	b=$(cat "$FILE")
 	[ -n "$a" ] && [ "$a" = "$b" ]
 }
 ktap_test_result "stop freezes the metric" check_stop
@@ -122,10 +155,10 @@ check_reset() {
 }
 ktap_test_result "reset empties the metric" check_reset
 
+recording() { [ "$(total)" -gt 0 ]; }
 check_start() {
 	echo START > "$FILE" || return 1
-	sleep 1
-	[ "$(total)" -gt 0 ]
+	ks_wait_for 60 recording
 }
 ktap_test_result "start records again" check_start
 
