@@ -2,18 +2,21 @@
 /*
  * Fuzzer of the kstats debugfs files, built static for a minimal VM:
  *
- *   kstats_fuzz DIR SEED COUNT
+ *   kstats_fuzz DIR [SEED [COUNT]]
  *
- * writes COUNT random and mutated commands to DIR/_control (words of the
- * grammar in wrong orders, huge numbers, odd characters, long lines,
- * embedded NULs, partial writes) and to the metric files of DIR, from the
- * seed SEED. Every write must succeed or fail with one of the errnos the
- * documentation lists; a failed write must leave the traces listed in
- * _control as they were, a successful one must add or remove exactly the
- * trace it named, with its files. At the end it removes what it added and
- * checks that valid commands still work: a trace of getppid() counts
- * exactly the calls made. Prints one summary line; exits 1 on the first
- * broken rule, with the command that broke it.
+ * writes COUNT (3000) random and mutated commands to DIR/_control (words
+ * of the grammar in wrong orders, huge numbers, odd characters, long
+ * lines, embedded NULs, partial writes) and to the metric files of DIR,
+ * from the seed SEED: a number; - or none for $KSTATS_SEED, or without
+ * it, one from the clock. The first line of output says the seed, which
+ * repeats the run. Every write must succeed or fail with one of the
+ * errnos the documentation lists; a failed write must leave the traces
+ * listed in _control as they were, a successful one must add or remove
+ * exactly the trace it named, with its files. At the end it removes what
+ * it added and checks that valid commands still work: a trace of
+ * getppid() counts exactly the calls made. Prints a summary line last;
+ * exits 1 on the first broken rule, with the command that broke it and
+ * the seed.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -25,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -34,6 +38,7 @@
 
 static const char *dir;
 static char ctl[4096];
+static unsigned long long seed;
 static uint64_t rng;
 
 static uint64_t rnd(void)
@@ -106,7 +111,7 @@ static void show(const char *what, const char *buf, size_t len)
 
 static void die(const char *why, const char *buf, size_t len)
 {
-	fprintf(stderr, "kstats_fuzz: %s\n", why);
+	fprintf(stderr, "kstats_fuzz: seed %llu: %s\n", seed, why);
 	if (buf)
 		show("command", buf, len);
 	exit(1);
@@ -350,17 +355,43 @@ int main(int argc, char **argv)
 	static char buf[MAX_LINE + 8], before[MAX_LIST], after[MAX_LIST];
 	unsigned long count, i, ok = 0, bad = 0, metric = 0;
 	unsigned int j;
-	char *name, *save = NULL;
+	char *name, *save = NULL, *end;
+	const char *arg;
 	int err;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: kstats_fuzz DIR SEED COUNT\n");
+	if (argc < 2 || argc > 4) {
+		fprintf(stderr, "usage: kstats_fuzz DIR [SEED|- [COUNT]]\n");
 		return 2;
 	}
 	dir = argv[1];
-	rng = strtoull(argv[2], NULL, 0) * 2654435761u + 1;
-	count = strtoul(argv[3], NULL, 0);
+	arg = argc > 2 && strcmp(argv[2], "-") ? argv[2] : getenv("KSTATS_SEED");
+	if (arg && *arg) {
+		errno = 0;
+		seed = strtoull(arg, &end, 0);
+		if (*end || errno || *arg == '-') {
+			fprintf(stderr, "kstats_fuzz: seed '%s' is not a number\n", arg);
+			return 2;
+		}
+	} else {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (unsigned long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	}
+	count = 3000;
+	if (argc > 3) {
+		errno = 0;
+		count = strtoul(argv[3], &end, 0);
+		if (*end || errno || !*argv[3] || *argv[3] == '-') {
+			fprintf(stderr, "kstats_fuzz: count '%s' is not a number\n", argv[3]);
+			return 2;
+		}
+	}
+	/* xorshift64 stays at 0 from 0: one seed in 2^64 would give it. */
+	rng = seed * 2654435761u + 1 ?: 1;
 	snprintf(ctl, sizeof(ctl), "%s/_control", dir);
+	printf("kstats_fuzz: seed %llu, %lu writes to %s\n", seed, count, dir);
+	fflush(stdout);
 
 	for (i = 0; i < count; i++) {
 		size_t len;
@@ -439,8 +470,8 @@ int main(int argc, char **argv)
 	if (write_file(ctl, buf, strlen(buf)) || exists("__x64_sys_getppid"))
 		die("a valid remove fails after fuzzing", buf, strlen(buf));
 
-	printf("kstats_fuzz: seed %s: %lu writes: %lu commands accepted, ",
-	       argv[2], count, ok);
+	printf("kstats_fuzz: seed %llu: %lu writes: %lu commands accepted, ",
+	       seed, count, ok);
 	printf("%lu rejected, %lu metric writes;", bad, metric);
 	for (j = 0; j < NR_ERRNOS; j++)
 		if (seen[j])

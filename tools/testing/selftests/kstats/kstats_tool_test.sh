@@ -124,32 +124,38 @@ check_noexec() {
 ktap_test_result "a command that cannot run: 127, no trace" check_noexec
 
 # Ctrl-C (SIGINT) while it waits, SIGTERM while a command runs; each
-# once the trace is listed (5 s at most).
-traced() {
-	i=0
-	until grep -q "^name $FUNC " "$CTL" || [ $i -ge 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
+# once the trace is listed, which the tool does before it waits or runs
+# the command (60 s bounds a hang, not the timing: a slow guest waits
+# longer).
+traced() { ks_wait_for 60 grep -q "^name $FUNC " "$CTL"; }
+# calls: the calls the kernel has counted so far in the metric FUNC.
+calls() { awk '$3 == "CPUS" { n += $6 } END { print n + 0 }' "$KS/$FUNC" 2>/dev/null; }
+counted() { [ "$(calls)" -ge "$1" ]; }
+# abort SIG WHY: the tool started in the background ($pid) ended with SIG,
+# WHY and its output shown.
+abort() { echo "# $2"; kill -"$1" "$pid"; wait "$pid"; show; }
+# The 50 calls made while it waits, and they alone (nothing else here
+# calls getppid()), are in the summary it prints on Ctrl-C.
 check_sigint() {
 	"$KSTATS" trace "$FUNC" > "$T/out" 2> "$T/err" &
 	pid=$!
-	traced
+	traced && ks_wait_for 60 grep -q 'Ctrl-C to end' "$T/err" ||
+		{ abort INT "not traced, or not waiting"; return 1; }
 	"$HELPER" getppid 50 > /dev/null
+	ks_wait_for 60 counted 50 || { abort INT "$(calls) calls counted, not 50"; return 1; }
 	kill -INT $pid
 	wait $pid
 	rc=$?
 	[ $rc -eq 0 ] && grep -q 'Ctrl-C to end' "$T/err" &&
-		grep -qE '^ *count +[0-9]+$' "$T/out" &&
+		grep -qE '^ *count +50$' "$T/out" &&
 		gone $FUNC || { show; return 1; }
 }
-ktap_test_result "Ctrl-C ends the trace: the summary, no trace" check_sigint
+ktap_test_result "Ctrl-C ends the trace: the summary of the 50 calls made, no trace" check_sigint
 
 check_sigterm() {
 	"$KSTATS" trace "$FUNC" -- sleep 60 > "$T/out" 2> "$T/err" &
 	pid=$!
-	traced
+	traced || { abort TERM "not traced"; return 1; }
 	kill -TERM $pid
 	wait $pid
 	rc=$?
@@ -159,11 +165,28 @@ check_sigterm() {
 }
 ktap_test_result "SIGTERM goes to the command: 143, the summary, no trace" check_sigterm
 
+# -d 0.5: it says so, and ends by itself after 0.5 s at least (less the
+# 10 ms steps of /proc/uptime; 30 s bounds a hang, not the timing). A
+# spinning process calls the function all along, from before the trace
+# to after it: the count is not known, but not 0.
+spinning() { [ "$(cat "/proc/$1/comm" 2>/dev/null)" = kstats_helper ]; }
 check_duration() {
+	"$HELPER" spin 600 > "$T/spin" &
+	s=$!
+	ks_wait_for 60 spinning $s ||
+		{ echo "# the spinning helper did not start"; kill $s; wait $s; return 1; }
+	t0=$(ks_uptime_ms)
 	run trace "$FUNC" -d 0.5
-	[ $rc -eq 0 ] && grep -qE '^ *count +[0-9]+$' "$T/out" && gone $FUNC || { show; return 1; }
+	t1=$(ks_uptime_ms)
+	kill -TERM $s
+	wait $s
+	ms=$((t1 - t0))
+	[ $rc -eq 0 ] && grep -q "^Tracing $FUNC for 0.5 s, " "$T/err" &&
+		[ $ms -ge 480 ] && [ $ms -lt 30000 ] &&
+		grep -qE '^ *count +[1-9][0-9]*$' "$T/out" && gone $FUNC ||
+		{ echo "# ran $ms ms"; show; return 1; }
 }
-ktap_test_result "-d SECS: the summary after SECS, no trace" check_duration
+ktap_test_result "-d SECS: says so, the summary after SECS at least, no trace" check_duration
 
 # A trace it did not add stays, whatever happens.
 check_not_ours() {
