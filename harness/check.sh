@@ -13,6 +13,11 @@
 # "N passed, N failed, N skipped".
 set -u
 . "$(dirname "$0")/lib.sh"
+# Whatever way make check ends (a failure, Ctrl-C, a kill), everything it
+# started stops with it: the builds, the VMs and the tests beside them.
+own_run "$@"
+trap 'stop_run' EXIT
+trap 'echo "make check interrupted: stopping what it started" >&2; stop_run; exit 130' INT TERM HUP
 
 PASSED=0
 FAILED=0
@@ -44,31 +49,78 @@ finish() {
 	exit
 }
 
+# ktap_of LOG NAME: the KTAP lines of the selftest NAME in LOG, between its
+# BEGIN and END markers.
+ktap_of() { sed -n "/^KSTATS_SELFTEST_BEGIN $2\$/,/^KSTATS_SELFTEST_END/p" "$1"; }
+
+# ktap_problem: why the KTAP lines on stdin are not a whole run, or nothing:
+# a file skipped as a whole ("1..0 # SKIP why": in make check's kernels
+# every file has something to run), or fewer results than its plan.
+ktap_problem() {
+	local out plan n
+	out=$(cat)
+	plan=$(echo "$out" | sed -n 's/^1\.\.\([0-9]*\).*$/\1/p' | head -n 1)
+	n=$(echo "$out" | grep -cE '^(not )?ok [0-9]+')
+	if [ "$plan" = 0 ]; then
+		echo "skipped as a whole:$(echo "$out" | sed -n 's/^1\.\.0//p' | head -n 1)"
+	elif [ -z "$plan" ] || [ "$n" -ne "$plan" ]; then
+		echo "ran $n of ${plan:-?} tests"
+	fi
+}
+
+# Tests that may skip on the test kernel, as "SCRIPT|what its skip
+# line says|why it cannot run there". None: the test kernel's
+# configuration is the project's, and a test that skips there tests
+# nothing (if fprobe broke, its tests would turn into skips).
+EXPECTED_SKIPS=()
+
 # count_selftests LOG WHERE [SCRIPT...]: the KTAP results of each kselftest
-# (default: every *test.sh) in LOG, one "ok"/"not ok" line per test,
-# between its BEGIN and END markers.
+# (default: every *test.sh) in LOG, one "ok"/"not ok" line per test. On
+# Debian's kernels (WHERE not empty), a skip counts as a skip, with its
+# reason; on the test kernel it is a failure, unless EXPECTED_SKIPS has it.
 count_selftests() {
-	local t name out plan ok skip bad log=$1 where=$2
+	local t name out ok skip bad log=$1 where=$2 why line e
 	shift 2
 	[ $# -gt 0 ] || set -- "$TOP"/tools/testing/selftests/kstats/*test.sh
 	for t in "$@"; do
 		name=$(basename "$t")
-		out=$(sed -n "/^KSTATS_SELFTEST_BEGIN $name\$/,/^KSTATS_SELFTEST_END/p" "$log")
-		plan=$(echo "$out" | sed -n 's/^1\.\.\([0-9]*\).*$/\1/p' | head -n 1)
+		out=$(ktap_of "$log" "$name")
 		ok=$(echo "$out" | grep -cE '^ok [0-9]+')
 		skip=$(echo "$out" | grep -cE '^ok [0-9]+ .*# SKIP')
 		bad=$(echo "$out" | grep -cE '^not ok [0-9]+')
 		PASSED=$((PASSED + ok - skip))
-		SKIPPED=$((SKIPPED + skip))
 		FAILED=$((FAILED + bad))
-		if [ "$plan" = 0 ]; then
-			# KTAP's skip of a whole file ("1..0 # SKIP why"): in
-			# make check's kernels every file has something to run.
-			fail "kselftest $name$where: skipped as a whole:$(echo "$out" |
-				sed -n 's/^1\.\.0//p' | head -n 1)"
-		elif [ -z "$plan" ] || [ $((ok + bad)) -ne "$plan" ]; then
-			fail "kselftest $name$where: ran $((ok + bad)) of ${plan:-?} tests"
-		fi
+		while IFS= read -r line; do
+			[ -n "$line" ] || continue
+			if [ -n "$where" ]; then
+				skip "kselftest $name$where: ${line#ok }"
+				continue
+			fi
+			why=
+			for e in "${EXPECTED_SKIPS[@]}"; do
+				[ "${e%%|*}" = "$name" ] || continue
+				e=${e#*|}
+				case $line in *"${e%%|*}"*) why=${e#*|} ;; esac
+			done
+			if [ -n "$why" ]; then
+				skip "kselftest $name: ${line#ok } (cannot run on the test kernel: $why)"
+			else
+				fail "kselftest $name: ${line#ok }: a skip on the test kernel, whose configuration has everything the test needs"
+			fi
+		done < <(echo "$out" | grep -E '^ok [0-9]+ .*# SKIP')
+		why=$(echo "$out" | ktap_problem)
+		[ -z "$why" ] || fail "kselftest $name$where: $why"
+	done
+}
+
+# expect_verdicts LOG WHAT NAME...: a FAIL line for each NAME that no PASS
+# or FAIL line of LOG starts with (a step that stopped early has fewer).
+expect_verdicts() {
+	local log=$1 what=$2 n
+	shift 2
+	for n in "$@"; do
+		awk -v p="PASS: $n" -v f="FAIL: $n" 'index($0, p) == 1 || index($0, f) == 1 { ok = 1 }
+			END { exit !ok }' "$log" || fail "$what: no result for \"$n\""
 	done
 }
 
@@ -85,6 +137,43 @@ doc_warnings() {
 	grep -E "(^|[ /])($re):[0-9]+: .*(WARNING|ERROR|SEVERE|CRITICAL|warning|error)|kernel-doc.*[ /]($re)[' ].*failed"
 }
 
+# faults_selftest LOG: the self-test of the report checks. The debug VM
+# injected, last, each kernel report below after a line "kstats-selftest:
+# fault NAME" (harness/guest-faults.sh); harness/vm.sh's log check
+# (harness/kreports.awk) must have found each, of its kind, and nothing
+# else there; and a KTAP test that stopped midway must be a failure.
+# NAME|KIND|other kinds that may come with it (the hung task's report
+# says that lockdep is off: the lockdep fault turned it off).
+FAULTS=("lockdep|lockdep|lockdep off" "WARNING|WARNING" "hung-task|hung task|lockdep off"
+	"kmemleak|kmemleak")
+faults_selftest() {
+	local log=$1 f name kind allowed got other why
+	[ ${#faults[@]} -gt 0 ] || return
+	for f in "${FAULTS[@]}"; do
+		name=${f%%|*}
+		allowed=${f#*|}
+		kind=${allowed%%|*}
+		got=$(awk -F '\t' -v n="KSTATS_FAULT_REPORT $name" -v k="$kind" \
+			'$1 == n && $2 == k { print $3; exit }' "$log")
+		if [ -n "$got" ]; then
+			pass "self-test: an injected $name is \"FAIL: kernel report ($kind) ...: ${got#\[*\] }\""
+		else
+			fail "self-test: an injected $name is not seen: no kernel report ($kind) after 'kstats-selftest: fault $name'"
+		fi
+		other=$(awk -F '\t' -v n="KSTATS_FAULT_REPORT $name" -v a="|$allowed|" \
+			'$1 == n && !index(a, "|" $2 "|") { print $2 ": " $3 }' "$log")
+		[ -z "$other" ] || fail "self-test: while injecting $name, other reports: $other"
+	done
+	other=$(awk -F '\t' '$1 == "KSTATS_FAULT_REPORT ktap" { print $2 ": " $3 }' "$log")
+	[ -z "$other" ] || fail "self-test: kernel reports after the last fault: $other"
+	why=$(ktap_of "$log" kstats_stops_test.sh | ktap_problem)
+	if [ "$why" = "ran 1 of 3 tests" ]; then
+		pass "self-test: a KTAP test that stops midway is \"FAIL: kselftest kstats_stops_test.sh: $why\""
+	else
+		fail "self-test: a KTAP test that stops midway is not seen (${why:-no problem found})"
+	fi
+}
+
 LOGS=$(mktemp -d "${TMPDIR:-/tmp}/kstats-check.XXXXXX")
 echo "logs in $LOGS"
 
@@ -96,12 +185,6 @@ if ! "$HARNESS/tree.sh" > "$LOGS/tree.log" 2>&1; then
 fi
 set_paths
 
-# kill_tree PID: a process and all its descendants.
-kill_tree() {
-	local c
-	for c in $(pgrep -P "$1"); do kill_tree "$c"; done
-	kill "$1" 2>/dev/null
-}
 # Started now, beside the checks of step 1: the debug kernel's build
 # (both cores; step 2 waits for it) and the tests on Debian's kernels
 # (their packages' download, the modules' builds and one VM on one host
@@ -117,19 +200,23 @@ BUILD=$!
 	> "$LOGS/bench-peers.log" 2>&1
  echo "bench-peers exit $?" >> "$LOGS/bench-peers.log") &
 STOCK=$!
-BG="$BUILD $STOCK"
-trap 'for p in $BG; do kill_tree $p; done; exit 130' INT TERM
 
 step "[1/9] checkpatch --strict, kernel-doc and docutils on the sources"
 cd "$TOP"
 kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.[ch]' 'kernel/*.[ch]' 'samples/*.[ch]' \
 	'tools/testing/selftests/*.sh')
 # Inside the kernel tree, on the overlay of the files (tree.sh made it).
+# checkpatch's summary "total: 0 errors, 0 warnings, 0 checks, N lines
+# checked", with N > 0, is what says a file is clean: for a file missing
+# from the tree it prints an error of diff's, and exits 0.
 for f in $kfiles; do
-	out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --terse \
-		--show-types -f "$f" 2>&1 | grep -E '(ERROR|WARNING|CHECK):')
-	[ -z "$out" ] || echo "$out"
-	result $([ -z "$out" ]; echo $?) "checkpatch --strict $f"
+	out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --show-types -f "$f" 2>&1)
+	r=$?
+	[ $r -eq 0 ] && printf '%s\n' "$out" |
+		grep -qE '^total: 0 errors, 0 warnings, 0 checks, [1-9][0-9]* lines checked$'
+	r=$?
+	[ $r -eq 0 ] || printf '%s\n' "$out"
+	result $r "checkpatch --strict $f"
 done
 for p in patches/*.patch; do
 	# On stdin: given the path of a patch inside this git work tree,
@@ -174,7 +261,14 @@ result $? "CONFIG_KSTATS is a bool; CONFIG_KSTATS_TRACE is in kernel/trace/Kconf
 "$HARNESS/patches.sh" --check > "$LOGS/patches.log" 2>&1
 grep -vE '^(PASS|FAIL): ' "$LOGS/patches.log" | grep -v '^==>' || true
 verdicts < "$LOGS/patches.log"
-grep -qE '^(PASS|FAIL): ' "$LOGS/patches.log" || fail "patches: the series could not be written"
+# As many checkpatch verdicts as patches: patches.sh says how many.
+npatches=$(sed -n 's/^series: \([0-9]*\) patches$/\1/p' "$LOGS/patches.log")
+[ -n "$npatches" ] || fail "patches --check: no 'series: N patches' line"
+want=("patches: the series applies with git am" "patches: the series gives this repository's files")
+for i in $(seq "${npatches:-0}"); do
+	want+=("$(printf 'patches: checkpatch --strict %04d-' "$i")")
+done
+expect_verdicts "$LOGS/patches.log" "patches --check" "${want[@]}"
 
 need_pkgs python3-docutils
 for f in $(git ls-files --cached --others --exclude-standard 'Documentation/*.rst'); do
@@ -230,9 +324,14 @@ tools_check() {
 	verdict $r "tools/kstats/bench: kstats_record() of include/linux/kstats.h builds natively"
 	if [ -x "$tk/kstats" ]; then
 		make -s -C "$tk" test > "$LOGS/tool-tests.log" 2>&1
+		r=$?
 		grep -v '^PASS' "$LOGS/tool-tests.log" | sed 's/^FAIL/tool test: FAIL/'
-		tail -n 1 "$LOGS/tool-tests.log" |
-			sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/TOOL_TESTS \1 \2/p'
+		# The count line, wherever it is: on a failure, make's own
+		# "Error" line comes after it.
+		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/TOOL_TESTS \1 \2/p' \
+			"$LOGS/tool-tests.log" | tail -n 1
+		grep -qE '^[0-9]+ passed, [1-9][0-9]* failed$' "$LOGS/tool-tests.log" ||
+			[ $r -eq 0 ] || echo "FAIL: tools/kstats tests: make test exit $r with no failed test"
 		rm -rf "$LOGS/install"
 		make -s -C "$tk" install DESTDIR="$LOGS/install" PREFIX=/usr &&
 			[ -x "$LOGS/install/usr/bin/kstats" ] && [ -x "$LOGS/install/usr/bin/kstats-plot" ] &&
@@ -242,11 +341,13 @@ tools_check() {
 	fi
 	if make -s -C "$tk" fuzz > "$LOGS/fuzz-build.log" 2>&1; then
 		rm -rf "$LOGS/corpus" && cp -r "$tk/tests/corpus" "$LOGS/corpus"
-		"$tk/fuzz_parse" -max_total_time="${FUZZ_SECONDS:-20}" "$LOGS/corpus" \
+		# A seed of the clock's, printed; KSTATS_SEED repeats a run.
+		seed=${KSTATS_SEED:-$(date +%s)}
+		"$tk/fuzz_parse" -seed="$seed" -max_total_time="${FUZZ_SECONDS:-20}" "$LOGS/corpus" \
 			> "$LOGS/fuzz.log" 2>&1
 		r=$?
 		[ $r -eq 0 ] || tail -n 30 "$LOGS/fuzz.log"
-		verdict $r "libFuzzer on the input parser, ${FUZZ_SECONDS:-20} s ($(grep -oE 'Done [0-9]+ runs' "$LOGS/fuzz.log"))"
+		verdict $r "libFuzzer on the input parser, ${FUZZ_SECONDS:-20} s, seed $seed (KSTATS_SEED=$seed repeats it; $(grep -oE 'Done [0-9]+ runs' "$LOGS/fuzz.log"))"
 	else
 		cat "$LOGS/fuzz-build.log"
 		echo "FAIL: build the fuzz target"
@@ -271,7 +372,6 @@ fi
  tools_check
  echo TOOLS_END) > "$LOGS/chain.log" 2>&1 &
 CHAIN=$!
-BG="$BG $CHAIN"
 wait "$STOCK"
 sel=$TOP/tools/testing/selftests
 # One boot of the debug kernel (harness/guest-check.sh): the KUnit suites
@@ -285,10 +385,23 @@ KSTATS_FUZZ_COUNT=${KSTATS_FUZZ_COUNT:-500} KSTATS_FI_ROUNDS=${KSTATS_FI_ROUNDS:
 	KSTATS_REMOVE_ROUNDS=${KSTATS_REMOVE_ROUNDS:-50} \
 	torture_files "$LOGS" "${TORTURE_SECONDS:-20}" || fail "build kstats_helper and kstats_fuzz"
 static_kstats "$LOGS" || fail "build tools/kstats static, for the VM"
+# The self-test's module of kernel reports (harness/faults), built out of
+# tree against the debug kernel.
+rm -rf "$LOGS/faults" && cp -r "$HARNESS/faults" "$LOGS/faults"
+faults=()
+if make -C "$BUILD_X86-debug" M="$LOGS/faults" "$(cc_opts)" modules \
+	> "$LOGS/faults-build.log" 2>&1; then
+	faults=("$HARNESS/guest-faults.sh" "$LOGS/faults/kstats_faults.ko")
+else
+	cat "$LOGS/faults-build.log"
+	fail "build harness/faults/kstats_faults.ko against the debug kernel"
+fi
 VM_CPUS=8 VM_APPEND="maxcpus=4 panic_on_warn=1" VM_FLAVOR=debug VM_TIMEOUT=1800 \
+	VM_CONSOLE=$LOGS/console-debug.log \
 	"$HARNESS/vm.sh" run "$HARNESS/guest-check.sh" "$sel"/kstats/*.sh \
 	"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$LOGS/guest-torture.sh" \
-	"$LOGS/kstats_helper" "$LOGS/kstats_fuzz" "$LOGS/kstats" > "$LOGS/vm.log" 2>&1
+	"$LOGS/kstats_helper" "$LOGS/kstats_fuzz" "$LOGS/kstats" "${faults[@]}" \
+	> "$LOGS/vm.log" 2>&1
 vrc=$?
 sed -n '/^KSTATS_CAPTURE_BEGIN/,/^KSTATS_CAPTURE_END/{/^KSTATS_CAPTURE/d;p}' \
 	"$LOGS/vm.log" > "$LOGS/sample_kmalloc"
@@ -312,10 +425,50 @@ for suite in kstats kstats_trace; do
 	SKIPPED=$((SKIPPED + $3))
 done
 count_selftests "$LOGS/vm.log" ""
-if [ "$vrc" -ne 0 ] && ! grep -qE '^(not ok|# Totals: pass:[0-9]+ fail:[1-9])' "$LOGS/vm.log"; then
-	tail -n 60 "$LOGS/vm.log"
-	fail "the VM run failed (exit $vrc)"
+# The kernel's reports in the whole boot's log (harness/vm.sh), one FAIL
+# line each.
+verdicts < <(grep '^FAIL: kernel report' "$LOGS/vm.log")
+faults_selftest "$LOGS/vm.log"
+if [ "$vrc" -ne 0 ]; then
+	grep -v '^FAIL: kernel report' "$LOGS/vm.log" | tail -n 60
+	fail "the VM run of the debug kernel failed (exit $vrc; its console log: $LOGS/console-debug.log)"
 fi
+
+# The generator of the tool's fixtures (tools/kstats/tests/kstats_gen.py)
+# renders known values as the kernel does: the values kstats_bench
+# recorded in the VM (harness/guest-check.sh), text against text.
+/usr/bin/python3 - "$LOGS/vm.log" "$TOP/tools/kstats/tests" > "$LOGS/gen.log" 2>&1 <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+import kstats_gen as gen
+blocks, cur = [], None
+for line in open(sys.argv[1]):
+    if line.startswith('KSTATS_RECORD_BEGIN '):
+        w = line.split()
+        cur = (int(w[1]), int(w[2]), [int(v) for v in w[3:]], [])
+    elif line.startswith('KSTATS_RECORD_END') and cur:
+        blocks.append(cur)
+        cur = None
+    elif cur:
+        cur[3].append(line)
+for bits, possible, values, lines in blocks:
+    want = gen.render({0: values}, bits, possible)
+    got = ''.join(lines)
+    name = ('kstats_gen.py renders %d values at bits %d as the kernel does'
+            % (len(values), bits))
+    if got == want:
+        print('PASS: ' + name)
+    else:
+        import difflib
+        sys.stdout.writelines(difflib.unified_diff(
+            want.splitlines(True), got.splitlines(True), 'kstats_gen.py', 'kernel'))
+        print('FAIL: ' + name)
+if len(blocks) != 3:
+    print('FAIL: kstats_gen.py against the kernel: %d of 3 renderings in the VM log'
+          % len(blocks))
+PY
+grep -vE '^PASS: ' "$LOGS/gen.log" || true
+verdicts < "$LOGS/gen.log"
 
 step "[3/9] gnuplot on the metric captured in the VM"
 if [ -s "$LOGS/sample_kmalloc" ]; then
@@ -345,17 +498,48 @@ grep -q '^TOOLS_END$' "$LOGS/chain.log" || fail "tools/kstats: the tests beside 
 if [ -x "$tk/kstats" ]; then
 	if [ -s "$LOGS/sample_kmalloc" ]; then
 		"$tk/kstats" --json "$LOGS/sample_kmalloc" > "$LOGS/sample.json"
-		result $? "kstats reads a metric captured from the kernel"
+		r=$?
+		want=$(awk '$3 == "CPUS" { n += $6 } END { print n + 0 }' "$LOGS/sample_kmalloc")
+		got=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["count"])' \
+			"$LOGS/sample.json" 2>&1)
+		[ $r -eq 0 ] && [ "$want" -gt 0 ] && [ "$got" = "$want" ]
+		result $? "kstats reads a metric captured from the kernel: count ${got:0:40}, the sum of its CPUS lines $want"
 	fi
-	"$tk/kstats-plot.sh" "$LOGS/sample_kmalloc" > "$LOGS/plot1.txt" 2>&1
-	result $? "kstats-plot: distribution on the terminal"
+	# A plot shows what it says: the input's name in the legend, beside
+	# its line's mark, and that mark drawn.
+	"$tk/kstats-plot.sh" "$LOGS/sample_kmalloc" > "$LOGS/plot1.txt" 2>&1 &&
+		grep -q 'sample_kmalloc \*\*\*' "$LOGS/plot1.txt" &&
+		[ "$(grep -v 'sample_kmalloc' "$LOGS/plot1.txt" | grep -c '\*')" -ge 3 ]
+	r=$?
+	[ $r -eq 0 ] || cat "$LOGS/plot1.txt"
+	result $r "kstats-plot: distribution on the terminal, with its legend and curve"
 	"$tk/kstats-plot.sh" --cdf --per-cpu "$LOGS/sample_kmalloc" "$tk/tests/corpus/two-slots" \
 		> "$LOGS/plot2.txt" 2>&1
-	result $? "kstats-plot: per-CPU CDFs of two inputs overlaid"
+	r=$?
+	missing=$(for c in $(awk '$3 == "CPU" { print $4 }' "$LOGS/sample_kmalloc" | sort -u) \
+		"two-slots CPU 1"; do
+		case $c in
+		two-*) grep -q "$c" "$LOGS/plot2.txt" || echo "$c" ;;
+		*) grep -q "sample_kmalloc CPU $c " "$LOGS/plot2.txt" || echo "sample_kmalloc CPU $c" ;;
+		esac
+	done)
+	[ $r -eq 0 ] && [ -z "$missing" ]
+	result $? "kstats-plot: per-CPU CDFs of two inputs overlaid, a curve for each CPU of each${missing:+ (missing: $missing)}"
 	"$tk/kstats-plot.sh" -t svg -o "$LOGS/plot.svg" "$LOGS/sample_kmalloc" &&
-		/usr/bin/python3 -c "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])" \
-			"$LOGS/plot.svg"
-	result $? "kstats-plot: SVG output"
+		/usr/bin/python3 - "$LOGS/plot.svg" sample_kmalloc <<'PY'
+import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1])
+# gnuplot's group of the input's line: its title, and a curve of points.
+for g in d.getElementsByTagName('g'):
+    if not g.getAttribute('id').startswith('gnuplot_plot_'):
+        continue
+    t = g.getElementsByTagName('title')
+    if t and t[0].firstChild and t[0].firstChild.data == sys.argv[2]:
+        n = max([p.getAttribute('d').count('L') for p in g.getElementsByTagName('path')] + [0])
+        sys.exit(0 if n >= 6 else 'the line of %s has %d points' % (sys.argv[2], n))
+sys.exit('no line titled ' + sys.argv[2])
+PY
+	result $? "kstats-plot: SVG output, with the input's curve and its title"
 fi
 step "[5/9] the out-of-tree modules on Debian's own kernels (6.12 and 6.1), make bench-peers on 6.12 (beside steps 1 and 2)"
 for series in 6.12 6.1; do
@@ -387,13 +571,23 @@ step "[6/9] torture on the debug kernel: KASAN, lockdep, kmemleak, fault injecti
 grep -E '^(ok|not ok) |^# |^kstats_fuzz' "$LOGS/torture.log"
 count_selftests "$LOGS/torture.log" " on the debug kernel" \
 	"$TOP/tools/testing/selftests/kstats/kstats_torture.sh"
-step "[7/9] every other make target as the first command on a fresh machine"
+step "[7/9] every other make target as the first command on a fresh machine; apt-get and dpkg's lock; make check interrupted"
 "$HARNESS/first-command.sh" > "$LOGS/first-command.log" 2>&1
 grep -vE '^(PASS|FAIL): ' "$LOGS/first-command.log" | grep -v '^==>' || true
 verdicts < "$LOGS/first-command.log"
-grep -qE '^(PASS|FAIL): ' "$LOGS/first-command.log" || fail "first-command.sh: no results"
+expect_verdicts "$LOGS/first-command.log" "first-command.sh" \
+	"make clean-cache as the first command" "make clean-cache removes" \
+	"make bench-tool as the first command" "make vm-run as the first command" \
+	"make vm-shell as the first command"
+# What a new machine does to make check: another program's apt-get, and
+# a Ctrl-C while it builds.
+for t in apt-lock interrupt; do
+	"$HARNESS/$t-test.sh" > "$LOGS/$t.log" 2>&1
+	grep -vE '^(PASS|FAIL): ' "$LOGS/$t.log" | grep -v '^==>' || true
+	verdicts < "$LOGS/$t.log"
+	grep -qE '^(PASS|FAIL): ' "$LOGS/$t.log" || fail "harness/$t-test.sh: no result"
+done
 wait
-trap - INT TERM
 step "[8/9] KUnit suite in UML (in the background since step 2, after the bisect builds)"
 krc=$(cat "$LOGS/kunit.rc" 2>/dev/null || echo 1)
 grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|^# |not ok|Ran [0-9]+ tests' "$LOGS/kunit.log" |
@@ -415,8 +609,18 @@ else
 fi
 
 step "[9/9] the series is bisectable: the kernel (debug configuration) builds after each patch (in the background since step 2)"
-grep -qE '^(PASS|FAIL): ' "$LOGS/bisect.log" || { tail -n 30 "$LOGS/bisect.log"; fail "patches: bisect build did not run"; }
 grep -q '^FAIL: ' "$LOGS/bisect.log" && grep -B 22 '^FAIL: ' "$LOGS/bisect.log" | grep -v '^PASS'
 verdicts < "$LOGS/bisect.log"
+# One verdict per patch, and patches.sh's own exit status: a patch,
+# merge_config.sh or olddefconfig that fails ends the script early.
+want=()
+for i in $(seq "${npatches:-0}"); do
+	want+=("$(printf 'patches: the test kernel builds after %04d-' "$i")")
+done
+expect_verdicts "$LOGS/bisect.log" "patches --build" "${want[@]}"
+if ! grep -qx 'bisect exit 0' "$LOGS/bisect.log"; then
+	tail -n 30 "$LOGS/bisect.log"
+	fail "patches --build: $(grep '^bisect exit' "$LOGS/bisect.log" || echo 'did not finish')"
+fi
 
 finish

@@ -90,6 +90,8 @@ if want clean-cache; then
 	if [ -e "$out/cache/1.0" ] || [ ! -e "$out/cache/ccache/0" ]; then
 		echo "FAIL: make clean-cache removes the trees and keeps ccache's objects"
 		rc=1
+	else
+		echo "PASS: make clean-cache removes the trees and keeps ccache's objects"
 	fi
 fi
 if want bench-tool; then

@@ -13,9 +13,8 @@
 #  bpftrace_k3     the same with hist(n, 3), where bpftrace has it
 #  bpftrace_kfunc  bpftrace, kfunc and kretfunc (fentry/fexit, BTF), on
 #                  the name ftrace lists, the one bpftrace offers
-#  funclatency     libbpf-tools' funclatency (kprobes)
-#  funclatency_fentry  the same on fentry/fexit, where its --help offers
-#                  them (Debian 12's attaches kprobes only: a line says so)
+#  funclatency     libbpf-tools' funclatency (kprobes: Debian 12's has no
+#                  switch to fentry/fexit, so there is no case of that)
 #  perf_ftrace     perf ftrace latency -a -n -T F -- LOOP (function_graph; F by
 #                  the name ftrace lists, which perf needs), which reads
 #                  every call's events from trace_pipe: with a ring buffer
@@ -41,7 +40,7 @@ CALLS=${CALLS:-100000}
 ROUNDS=${ROUNDS:-3}
 # ns, or insn when qemu counts instructions as nanoseconds (-icount).
 UNIT=${UNIT:-ns}
-CASES=${CASES:-"untraced kstats kstats_pcpu kstats_fprobe bpftrace_kprobe bpftrace_k3 bpftrace_kfunc funclatency funclatency_fentry perf_ftrace perf_ftrace_bpf fprobe_hist kprobe_hist"}
+CASES=${CASES:-"untraced kstats kstats_pcpu kstats_fprobe bpftrace_kprobe bpftrace_k3 bpftrace_kfunc funclatency perf_ftrace perf_ftrace_bpf fprobe_hist kprobe_hist"}
 
 PERF_BUFFER_KB=${PERF_BUFFER_KB:-32768}
 
@@ -83,15 +82,6 @@ why_not() {
 			echo "bpftrace $(in_host bpftrace --version | awk '{ print $2 }') has no hist(n, k)" ;;
 	bpftrace_kfunc)
 		[ -e /sys/kernel/btf/vmlinux ] || echo "no BTF in this kernel" ;;
-	funclatency_fentry)
-		v="funclatency $(in_host dpkg-query -W -f '${Version}' libbpf-tools)"
-		if in_host funclatency --help 2>&1 | grep -qiE 'fentry|fexit'; then
-			echo "$v names fentry in its --help, but this benchmark knows no" \
-				"switch of it between fentry and kprobes: case funclatency is" \
-				"what it picks"
-		else
-			echo "$v attaches kprobes only (its --help names no fentry)"
-		fi ;;
 	perf_ftrace_bpf)
 		in_host perf ftrace latency -h 2>&1 | grep -q -- --use-bpf ||
 			echo "perf $(in_host perf version | awk '{ print $3 }') was built without BPF skeletons (no -b)" ;;

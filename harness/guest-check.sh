@@ -45,7 +45,12 @@ for t in /root/kstats_*test.sh; do
 	echo "KSTATS_SELFTEST_END $(basename "$t")"
 done
 if modprobe kstats_sample; then
-	sleep 2
+	# A capture with samples of every online CPU (each records 100 a
+	# second).
+	DIR=/root . /root/kstats_lib.sh > /dev/null
+	ks_wait_for 120 sh -c "[ \$(awk '\$3 == \"CPU\" { print \$4 }' \
+		/sys/kernel/debug/kstats/sample_kmalloc | sort -u | wc -l) -ge $(nproc) ]" ||
+		{ echo "# sample_kmalloc: no samples from every CPU"; rc=1; }
 	echo "KSTATS_CAPTURE_BEGIN"
 	cat /sys/kernel/debug/kstats/sample_kmalloc
 	echo "KSTATS_CAPTURE_END"
@@ -54,5 +59,33 @@ else
 	rc=1
 fi
 
+# Known values recorded by kstats_bench (its record file) on CPU 0, at
+# several resolutions, for harness/check.sh to compare with what the
+# generator of tools/kstats's fixtures renders of them: slot edges, a
+# slot's many values (sums cut to 16 bits below the resolution), the
+# ends of the u64 range.
+VALUES="0 1 2 3 7 8 9 15 16 17 31 32 100 255 256 257 1000 1000 1023 1024 1025
+	4095 4096 65535 65536 65537 99999 1000000 1048575 1048576 123456789
+	4294967295 4294967296 1099511627776 1099511700000 1099512000000
+	9223372036854775807 9223372036854775808 18446744073709551615
+	18446744073709551615"
+possible=$(($(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1))
+if modprobe kstats_bench; then
+	for bits in 0 3 8; do
+		echo "KSTATS_RECORD_BEGIN $bits $possible" $VALUES
+		taskset 1 sh -c "echo $bits $(echo $VALUES) > /sys/kernel/kstats_bench/record" &&
+			cat /sys/kernel/debug/kstats/bench_record || rc=1
+		echo "KSTATS_RECORD_END"
+	done
+	rmmod kstats_bench || rc=1
+else
+	rc=1
+fi
+
 sh /root/guest-torture.sh || rc=1
+# Last: the self-test of the report checks, which breaks the kernel on
+# purpose (harness/guest-faults.sh).
+if [ -e /root/kstats_faults.ko ]; then
+	sh /root/guest-faults.sh || rc=1
+fi
 exit $rc

@@ -31,16 +31,35 @@ pkg_installed() {
 # apt_get ARGS...: apt-get ARGS with one progress line; its output goes to
 # $KSTATS_CACHE/apt.log, and is shown only if it fails. One at a time: make
 # check installs Debian's kernels beside its other steps.
+#
+# Another program's apt-get or dpkg (unattended-upgrades, in a new cloud
+# machine's first minutes) holds dpkg's lock: apt-get waits for it, up to
+# 30 minutes (DPkg::Lock::Timeout), and the progress line says so.
 apt_get() {
-	local log=$KSTATS_CACHE/apt.log
+	local log=$KSTATS_CACHE/apt.log holder
 	mkdir -p "$KSTATS_CACHE"
 	step "apt-get $*"
 	printf '\n==== %s apt-get %s\n' "$(date '+%F %T')" "$*" >> "$log"
+	holder=$(dpkg_lock_holder)
+	[ -z "$holder" ] ||
+		step "waiting for dpkg's lock, held by process $holder (up to 30 minutes)"
 	if ! flock -w 1800 "$KSTATS_CACHE/.apt.lock" env DEBIAN_FRONTEND=noninteractive \
-		apt-get -q "$@" >> "$log" 2>&1; then
+		apt-get -q -o DPkg::Lock::Timeout=1800 "$@" >> "$log" 2>&1; then
 		tail -n 40 "$log" >&2
 		die "apt-get $* failed; its output is in $log"
 	fi
+}
+
+# dpkg_lock_holder: "PID (command)" of the process that holds dpkg's lock
+# (an fcntl lock on /var/lib/dpkg/lock-frontend, listed in /proc/locks), or
+# nothing.
+dpkg_lock_holder() {
+	local f=/var/lib/dpkg/lock-frontend ino pid
+	[ -e "$f" ] || return 0
+	ino=$(stat -c %i "$f")
+	pid=$(awk -v i=":$ino" '$2 == "POSIX" && substr($6, length($6) - length(i) + 1) == i {
+		print $5; exit }' /proc/locks)
+	[ -z "$pid" ] || echo "$pid ($(cat "/proc/$pid/comm" 2>/dev/null))"
 }
 
 # apt_update: apt-get update, once per cache (apt-cache search needs it too).
@@ -173,4 +192,54 @@ torture_files() {
 			"KSTATS_REMOVE_ROUNDS=${KSTATS_REMOVE_ROUNDS:-100}"
 		cat "$HARNESS/guest-torture.sh"
 	} > "$1/guest-torture.sh"
+}
+
+# own_run: makes the calling script the head of a run of its own: it
+# re-executes itself with KSTATS_RUN=ID in its environment, which every
+# process it starts inherits (those that leave their parent too), so that
+# stop_run can find them all. Call as: own_run "$@" (at the start).
+own_run() {
+	case ${KSTATS_RUN:-} in
+	"run-$$."*) return 0 ;;
+	esac
+	export KSTATS_RUN="run-$$.$(date +%s%N)"
+	exec bash "$0" "$@"
+}
+
+# run_processes ID: the PIDs of the processes whose environment has
+# KSTATS_RUN=ID, but this shell and apt-get or dpkg with what they run: a
+# dpkg stopped midway leaves the system's packages half configured, so an
+# install is left to finish.
+run_processes() {
+	local e p vars comm
+	for e in /proc/[0-9]*/environ; do
+		p=${e#/proc/}
+		p=${p%/environ}
+		[ "$p" = $$ ] || [ "$p" = "$BASHPID" ] && continue
+		mapfile -d '' vars 2>/dev/null < "$e" || continue
+		[[ " ${vars[*]} " == *" KSTATS_RUN=$1 "* ]] || continue
+		[[ " ${vars[*]} " == *" DPKG_MAINTSCRIPT_NAME="* ]] && continue
+		comm=$(< "/proc/$p/comm") 2>/dev/null || continue
+		case $comm in apt-get|apt|dpkg|http|https|store|gpgv) continue ;; esac
+		echo "$p"
+	done
+}
+
+# stop_run [PID...]: stops the PIDs (subshells of the run's head, which
+# could start more) and every process of this run (own_run): TERM, then
+# KILL what is left after 5 s.
+stop_run() {
+	local pids i
+	[ -n "${KSTATS_RUN:-}" ] || return 0
+	[ $# -eq 0 ] || kill -TERM "$@" 2>/dev/null
+	for i in $(seq 50); do
+		pids=$(run_processes "$KSTATS_RUN")
+		[ -n "$pids" ] || return 0
+		# shellcheck disable=SC2086
+		kill -TERM $pids 2>/dev/null
+		sleep 0.1
+	done
+	pids=$(run_processes "$KSTATS_RUN")
+	# shellcheck disable=SC2086
+	[ -z "$pids" ] || kill -KILL $pids 2>/dev/null
 }

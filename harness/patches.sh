@@ -76,6 +76,8 @@ interface and the _control commands with their errors, the pairing
 rules of probes, the measured costs, the benchmark sample and the API."
 )
 
+echo "series: ${#steps[@]} patches"
+
 # The MAINTAINERS entry grows with the series: each patch adds the F:
 # lines of its own files, so that none adds files without one.
 maintainers=$(mktemp)

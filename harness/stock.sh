@@ -38,7 +38,7 @@ for series in "$@"; do
 	depmod -b "$mods" "$release"
 	gcc -static -O2 -Wall -Wextra -Werror -o "$WORK/kstats_helper" \
 		"$sel/kstats/kstats_helper.c" && static_kstats "$WORK"
-	VM_KERNEL=/boot/vmlinuz-$release VM_MODULES=$mods \
+	VM_KERNEL=/boot/vmlinuz-$release VM_MODULES=$mods VM_CONSOLE=$WORK/console-$release.log \
 		"$HARNESS/vm.sh" run "$HARNESS/guest-stock.sh" "$sel"/kstats/*.sh \
 		"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 		"$WORK/kstats_helper" "$WORK/kstats" || rc=1

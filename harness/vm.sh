@@ -65,7 +65,10 @@ if [ ! -e "$base" ]; then
 	rm -rf "$stage"
 fi
 
-# One boot: "$1" is the initramfs, the rest are extra qemu options. A PC
+# One boot: "$1" is the initramfs, the rest are extra qemu options. The
+# console shows every message of the kernel (loglevel=8: a WARN or a
+# lockdep report below the "quiet" level is seen too), and the guest's
+# marks in it (/dev/kmsg) are not rate-limited. A PC
 # with ACPI, whose PM timer and HPET calibrate the TSC and the local APIC
 # timer (a microvm without ACPI boots faster, but under TCG with the host
 # loaded its PIT-only calibration failed: jiffies as the clock, no hrtimer
@@ -81,7 +84,8 @@ vm_boot() {
 		-global PIIX4_PM.acpi-root-pci-hotplug=off \
 		-smp "${VM_CPUS:-4}" -m "${VM_MEM:-1024}" -device isa-debug-exit,iobase=0xf4,iosize=4 \
 		-kernel "$kimage" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 quiet tsc=reliable ${VM_APPEND:-}" -no-reboot "$@"
+		-append "console=ttyS0 panic=-1 loglevel=8 printk.devkmsg=on log_buf_len=4M tsc=reliable ${VM_APPEND:-}" \
+		-no-reboot "$@"
 }
 
 # TCG unless the CPU has hardware virtualisation and a probe boot works:
@@ -140,26 +144,47 @@ basename "$script" > "$run/stage/etc/kstats-run"
 
 timeout=${VM_TIMEOUT:-600}
 step "booting the VM (${accel%%,*}, ${VM_CPUS:-4} CPUs, timeout ${timeout}s) to run $(basename "$script")"
-# Line-buffered, so that the console can be followed while the guest runs.
+# The kernel's log on the first serial port, the script's output on the
+# second (harness/vm-init.sh); line-buffered, so that the console can be
+# followed while the guest runs.
 log=$run/console.log
+out=$run/out.log
 set +e
 timeout -k 5 "$timeout" bash -c "$(declare -f vm_boot); kimage=$kimage; \
-	vm_boot $run/initrd $accel -display none -serial stdio -monitor none ${VM_QEMU:-}" \
-	</dev/null 2>&1 | stdbuf -oL tr -d '\r' > "$log"
+	vm_boot $run/initrd $accel -display none -serial stdio -serial file:$out \
+	-monitor none ${VM_QEMU:-}" </dev/null 2>&1 | stdbuf -oL tr -d '\r' > "$log"
 set -e
+[ -e "$out" ] || : > "$out"
+console=${VM_CONSOLE:-$VMDIR/console-last.log}
+cp "$log" "$console"
 
-# The script's output, without the kernel's boot messages.
-sed -n '/^KSTATS_VM_START /,/^KSTATS_VM_EXIT=/{/^KSTATS_VM_/d;p}' "$log"
-rc=$(sed -n 's/^KSTATS_VM_EXIT=\([0-9]*\)$/\1/p' "$log" | tail -n 1)
+# The script's output.
+tr -d '\r' < "$out" | sed -n '/^KSTATS_VM_START /,/^KSTATS_VM_EXIT=/{/^KSTATS_VM_/d;p}'
+rc=$(tr -d '\r' < "$out" | sed -n 's/^KSTATS_VM_EXIT=\([0-9]*\)$/\1/p' | tail -n 1)
+kernel=$(sed -n 's/^.*Linux version \([^ ]*\).*$/\1/p' "$log" | head -n 1)
+
+# The whole boot's kernel log, checked once the guest is done: every
+# report is a failure (harness/kreports.awk). After the self-test's first
+# fault (harness/guest-faults.sh), reports are expected: they are
+# printed for harness/check.sh, which requires each of them.
+reports=$(awk -f "$HARNESS/kreports.awk" "$log")
+bad=$(printf '%s\n' "$reports" | awk -F '\t' '$1 == "test"')
+printf '%s\n' "$reports" | awk -F '\t' '$1 ~ /^fault / {
+	sub(/^fault /, "", $1); print "KSTATS_FAULT_REPORT " $1 "\t" $2 "\t" $3 }'
 fail=
-if [ -z "$rc" ]; then
-	fail="the guest did not finish: hung, panicked or timed out after ${timeout}s"
-elif grep -qE 'Kernel panic|BUG:|WARNING:|Oops|Call Trace:|UBSAN:|KASAN:' "$log"; then
+if [ -n "$bad" ]; then
+	printf '%s\n' "$bad" | head -n 20 | awk -F '\t' -v k="${kernel:-?}" '{
+		print "FAIL: kernel report (" $2 ") on " k ": " $3 }'
+	n=$(printf '%s\n' "$bad" | wc -l)
+	[ "$n" -le 20 ] || echo "(and $((n - 20)) more reports)"
 	fail="the kernel reported a problem"
 fi
+if [ -z "$rc" ]; then
+	fail="the guest did not finish: hung, panicked or timed out after ${timeout}s"
+fi
 if [ -n "$fail" ]; then
-	echo "---- console log ----" >&2
-	cat "$log" >&2
+	echo "---- the last 150 lines of the console log (all of it in $console) ----" >&2
+	tail -n 150 "$log" >&2
 	echo "---- end of console log ----" >&2
 	echo "vm: $fail" >&2
 	exit 1

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats_faults: kernel reports on request, for the self-test of the kstats
+ * test harness (harness/guest-faults.sh), which checks that each report
+ * becomes a failure of make check. Not part of kstats; never load it on a
+ * machine you care about.
+ *
+ * Each word written to /sys/kernel/debug/kstats_faults does one thing:
+ *	lockdep	take two mutexes in one order, then in the other: lockdep
+ *		reports a possible circular locking dependency
+ *	warn	WARN()
+ *	hang	start a kernel thread that sleeps uninterruptibly, for the
+ *		hung task detector, until "release"
+ *	release	wake that thread
+ *	leak	allocate objects from kstats_faults_leak() and drop them:
+ *		kmemleak reports them with that function in their backtrace
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/debugfs.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#define KSTATS_FAULTS_LEAKS	8
+
+static DEFINE_MUTEX(kstats_faults_a);
+static DEFINE_MUTEX(kstats_faults_b);
+static DECLARE_COMPLETION(kstats_faults_release);
+/* The hung thread, pinned so that exit can stop it after it returned. */
+static struct task_struct *kstats_faults_hung;
+static struct dentry *kstats_faults_file;
+
+static noinline void kstats_faults_lockdep(void)
+{
+	mutex_lock(&kstats_faults_a);
+	mutex_lock(&kstats_faults_b);
+	mutex_unlock(&kstats_faults_b);
+	mutex_unlock(&kstats_faults_a);
+
+	mutex_lock(&kstats_faults_b);
+	mutex_lock(&kstats_faults_a);
+	mutex_unlock(&kstats_faults_a);
+	mutex_unlock(&kstats_faults_b);
+}
+
+/*
+ * Several objects: a stale copy of one pointer on a stack that kmemleak
+ * scans would hide that one, not all of them.
+ */
+static noinline void kstats_faults_leak(void)
+{
+	int i;
+
+	for (i = 0; i < KSTATS_FAULTS_LEAKS; i++) {
+		char *p = kmalloc(64, GFP_KERNEL);
+
+		if (p)
+			strscpy(p, "kstats_faults: leaked on purpose", 64);
+	}
+}
+
+static int kstats_faults_hang_fn(void *unused)
+{
+	wait_for_completion(&kstats_faults_release);
+	return 0;
+}
+
+static ssize_t kstats_faults_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct task_struct *t;
+	char buf[16];
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	strim(buf);
+
+	if (!strcmp(buf, "lockdep")) {
+		kstats_faults_lockdep();
+	} else if (!strcmp(buf, "warn")) {
+		WARN(1, "kstats_faults: WARN on request\n");
+	} else if (!strcmp(buf, "hang")) {
+		if (kstats_faults_hung)
+			return -EBUSY;
+		t = kthread_run(kstats_faults_hang_fn, NULL, "kstats_hung");
+		if (IS_ERR(t))
+			return PTR_ERR(t);
+		get_task_struct(t);
+		kstats_faults_hung = t;
+	} else if (!strcmp(buf, "release")) {
+		complete_all(&kstats_faults_release);
+	} else if (!strcmp(buf, "leak")) {
+		kstats_faults_leak();
+	} else {
+		pr_warn("unknown fault '%s'\n", buf);
+		return -EINVAL;
+	}
+	return count;
+}
+
+static const struct file_operations kstats_faults_fops = {
+	.owner = THIS_MODULE,
+	.write = kstats_faults_write,
+};
+
+static int __init kstats_faults_init(void)
+{
+	kstats_faults_file = debugfs_create_file("kstats_faults", 0200, NULL,
+						 NULL, &kstats_faults_fops);
+	return 0;
+}
+
+static void __exit kstats_faults_exit(void)
+{
+	debugfs_remove(kstats_faults_file);
+	complete_all(&kstats_faults_release);
+	if (kstats_faults_hung) {
+		kthread_stop(kstats_faults_hung);
+		put_task_struct(kstats_faults_hung);
+	}
+}
+
+module_init(kstats_faults_init);
+module_exit(kstats_faults_exit);
+MODULE_DESCRIPTION("Kernel reports on request, for the kstats harness's self-test");
+MODULE_LICENSE("GPL");
