@@ -17,7 +17,9 @@ ktap_print_header
 # What the kernel's detectors print first when they report a problem:
 # KASAN, UBSAN, lockdep, a WARN, a BUG, an oops, a hung task, an RCU
 # stall, a leak found by kmemleak.
-KS_REPORT_RE='BUG:|WARNING:|INFO:|Oops|general protection|Call Trace:|KASAN:|UBSAN:|Kernel panic|turning off the locking correctness validator|suspected memory leak|kstats-selftest: kmemleak:'
+KS_REPORT_RE='BUG:|WARNING:|INFO:|Oops|general protection|Call Trace:|KASAN:|UBSAN:'
+KS_REPORT_RE="$KS_REPORT_RE|Kernel panic|turning off the locking correctness validator"
+KS_REPORT_RE="$KS_REPORT_RE|kstats-selftest: kmemleak:"
 
 # ks_mark TEXT: a line "kstats-selftest: TEXT" in the kernel's log. Tests
 # mark where they start instead of clearing the log: the harness reads the
