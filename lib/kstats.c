@@ -164,6 +164,13 @@ static int kstats_snapshot_take(struct kstats *ks, struct kstats_snapshot *snap)
 			s = per_cpu_ptr(__kstats_slot_ptr(ks, slot), cpu);
 			samples = READ_ONCE(s->samples);
 			sum = READ_ONCE(s->sum);
+			/*
+			 * A kstats_record() that moved to another CPU between
+			 * its two additions left its count there and its sum
+			 * here: the sum still counts in the line of all CPUs,
+			 * which stays exact.
+			 */
+			all_sum += sum;
 			if (!samples)
 				continue;
 			ret = kstats_snapshot_add(snap, slot, cpu, samples,
@@ -173,7 +180,6 @@ static int kstats_snapshot_take(struct kstats *ks, struct kstats_snapshot *snap)
 				break;
 			total[cpu] += samples;
 			all_samples += samples;
-			all_sum += sum;
 		}
 		if (all_samples && !ret) {
 			ret = kstats_snapshot_add(snap, slot, KSTATS_ALL_CPUS,

@@ -471,6 +471,27 @@ static void kstats_test_mean(struct kunit *test)
 }
 
 /*
+ * A kstats_record() that migrates between its two additions leaves its
+ * count on one CPU and its sum on another, for good: the mean of the line
+ * of all CPUs counts that sum.
+ */
+static void kstats_test_mean_split(struct kunit *test)
+{
+	unsigned int slot = kstats_slot(1000, 3);
+	int a = cpumask_first(cpu_possible_mask);
+	int b = cpumask_next(a, cpu_possible_mask);
+	struct kstats *ks;
+
+	if (b >= nr_cpu_ids)
+		kunit_skip(test, "needs two possible CPUs");
+	ks = kstats_test_new(test, "kunit_mean_split", 3);
+	/* What kstats_record(ks, 1000) adds, split between two CPUs. */
+	per_cpu_ptr(__kstats_slot_ptr(ks, slot), a)->samples = 1;
+	per_cpu_ptr(__kstats_slot_ptr(ks, slot), b)->sum = 1000;
+	KUNIT_EXPECT_EQ(test, kstats_test_avg(test, "kunit_mean_split", slot), 1000);
+}
+
+/*
  * The slots at or above 2^63, with one more sample in the sum than in the
  * count, at the top of each slot, as a reader sees when a CPU is between
  * the two additions of kstats_record(): every mean stays in its slot.
@@ -693,6 +714,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE_PARAM(kstats_test_rfc_numbering, kstats_test_rfc_gen_params),
 	KUNIT_CASE_PARAM(kstats_test_output, kstats_test_bits_gen_params),
 	KUNIT_CASE(kstats_test_mean),
+	KUNIT_CASE(kstats_test_mean_split),
 	KUNIT_CASE_PARAM(kstats_test_mean_top, kstats_test_bits_gen_params),
 	KUNIT_CASE(kstats_test_commands),
 	KUNIT_CASE(kstats_test_null),
