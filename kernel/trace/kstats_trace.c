@@ -208,10 +208,21 @@ static __always_inline bool kstats_trace_wanted(const struct kstats_trace *t)
  */
 static __always_inline void kstats_trace_gap(struct kstats_trace *t, u64 now)
 {
-	u64 last = this_cpu_xchg(t->cpu->last_ret, 0);
+	u64 last = this_cpu_xchg(t->cpu->last_ret, 0), ns;
 
-	if (last)
-		kstats_record(t->gap, now - last);
+	if (last && kstats_trace_elapsed(last, now, &ns))
+		kstats_record(t->gap, ns);
+}
+
+/* A call's time, or a missed one if the clock went back. */
+static __always_inline void kstats_trace_record(struct kstats_trace *t, u64 start, u64 now)
+{
+	u64 ns;
+
+	if (kstats_trace_elapsed(start, now, &ns))
+		kstats_record(t->ks, ns);
+	else
+		atomic_long_inc(&t->missed);
 }
 
 static __always_inline void kstats_trace_open(struct kstats_trace *t, u64 now)
@@ -226,7 +237,7 @@ static __always_inline void kstats_trace_close(struct kstats_trace *t, u64 now)
 	u64 start = this_cpu_xchg(t->cpu->start, 0);
 
 	if (start)
-		kstats_record(t->ks, now - start);
+		kstats_trace_record(t, start, now);
 	else
 		atomic_long_inc(&t->missed);
 }
@@ -245,7 +256,7 @@ static __always_inline void kstats_trace_enter(struct kstats_trace *t, u64 now, 
 static __always_inline void kstats_trace_return(struct kstats_trace *t, u64 now, u64 *entry)
 {
 	if (entry)
-		kstats_record(t->ks, now - *entry);
+		kstats_trace_record(t, *entry, now);
 	else
 		kstats_trace_close(t, now);
 	this_cpu_write(t->cpu->last_ret, now);

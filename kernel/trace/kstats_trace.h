@@ -47,6 +47,18 @@ struct kstats_trace_cmd {
 	const char *cgroup;		/* cgroup PATH (cgroup v2); NULL for all */
 };
 
+/*
+ * The time from @start to @now, in *@ns; false when @now is before @start:
+ * ktime_get_mono_fast_ns() is not monotonic across a timekeeping update,
+ * and an NMI, or a return on another CPU, may read an earlier time than
+ * the start did. Such a sample is missed, not recorded as about 2^64 ns.
+ */
+static __always_inline bool kstats_trace_elapsed(u64 start, u64 now, u64 *ns)
+{
+	*ns = now - start;
+	return (s64)*ns >= 0;
+}
+
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Visible to the KUnit suite only (VISIBLE_IF_KUNIT). */
 int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd);

@@ -630,6 +630,24 @@ static void kstats_trace_test_errors(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "error: name longer than 255 characters: y000"));
 }
 
+/*
+ * A return that reads an earlier time than its entry (the clock went back
+ * across a timekeeping update, or another CPU's read was later) is a
+ * missed sample, not about 2^64 ns.
+ */
+static void kstats_trace_test_elapsed(struct kunit *test)
+{
+	u64 ns = 0;
+
+	KUNIT_EXPECT_TRUE(test, kstats_trace_elapsed(1000, 1500, &ns));
+	KUNIT_EXPECT_EQ(test, ns, 500);
+	KUNIT_EXPECT_TRUE(test, kstats_trace_elapsed(1000, 1000, &ns));
+	KUNIT_EXPECT_EQ(test, ns, 0);
+	KUNIT_EXPECT_FALSE(test, kstats_trace_elapsed(1500, 1000, &ns));
+	KUNIT_EXPECT_FALSE(test, kstats_trace_elapsed(1, 0, &ns));
+	KUNIT_EXPECT_FALSE(test, kstats_trace_elapsed(BIT_ULL(63) + 1, 1, &ns));
+}
+
 static struct kunit_case kstats_trace_test_cases[] = {
 	KUNIT_CASE_PARAM(kstats_trace_test_parse, kstats_trace_test_lines_gen_params),
 	KUNIT_CASE(kstats_trace_test_count),
@@ -640,6 +658,7 @@ static struct kunit_case kstats_trace_test_cases[] = {
 	KUNIT_CASE(kstats_trace_test_args),
 	KUNIT_CASE(kstats_trace_test_inflight),
 	KUNIT_CASE(kstats_trace_test_usage),
+	KUNIT_CASE(kstats_trace_test_elapsed),
 	{}
 };
 
