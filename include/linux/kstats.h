@@ -160,8 +160,10 @@ __kstats_slot_ptr(struct kstats *ks, unsigned int slot)
  * of one sample to another CPU than its count: totals stay exact, and
  * readers keep per-CPU means within their slot.
  *
- * Context: any context, including hard interrupts; NMI on architectures
- * whose this_cpu operations are NMI safe, such as x86.
+ * Context: any context, including hard interrupts; NMI where this_cpu
+ * operations on u64 are NMI safe (one instruction on x86-64, an atomic
+ * on arm64), not where they are the generic ones, under
+ * local_irq_save(), as on 32-bit x86.
  */
 static __always_inline void kstats_record(struct kstats *ks, u64 val)
 {
