@@ -6,7 +6,8 @@
 # it (unattended-upgrades on a new machine), and says so: a process holds
 # /var/lib/dpkg/lock-frontend as dpkg does (an fcntl lock) until apt_get
 # (harness/lib.sh) has printed that it waits for it, then lets go; apt_get
-# must then run apt-get and succeed. One PASS/FAIL line.
+# must then run apt-get and succeed (an install of bash with --no-upgrade:
+# nothing to do, but it takes the lock). One PASS/FAIL line.
 set -u
 . "$(dirname "$0")/lib.sh"
 T="apt-get waits for dpkg's lock held by another program, and says so"
@@ -28,7 +29,7 @@ for _ in $(seq 3000); do [ -e "$tmp/held" ] && break; sleep 0.2; done
 [ -e "$tmp/held" ] || { echo "FAIL: $T: could not take dpkg's lock"; kill $holder; exit 1; }
 # apt_get in the background, its progress lines in a file; a no-op
 # install, which takes the lock all the same.
-(KSTATS_CACHE=$tmp/cache apt_get install -y --no-install-recommends bash) \
+(KSTATS_CACHE=$tmp/cache apt_get install -y --no-upgrade --no-install-recommends bash) \
 	> "$tmp/out" 2>&1 &
 apt=$!
 for _ in $(seq 600); do

@@ -7,9 +7,9 @@
 # hard-linked copy of the extracted source, so that the debug kernel's
 # build starts at once), sends SIGINT to its process group, as Ctrl-C
 # does, once that build compiles, and checks that no process it started
-# runs 10 seconds later. Every process of that make check carries
-# KSTATS_INTERRUPT_TEST in its environment: that is how they are found.
-# One PASS/FAIL line.
+# runs 10 seconds later; then the same of make vm-run once its qemu runs.
+# Every process of each carries KSTATS_INTERRUPT_TEST in its environment:
+# that is how they are found. Two PASS/FAIL lines.
 set -u
 . "$(dirname "$0")/lib.sh"
 set_paths
@@ -67,13 +67,42 @@ if ! wait_until 600 compiling; then
 fi
 # Ctrl-C: SIGINT to the foreground process group, make's (setsid).
 kill -INT -- -"$pid"
+rc=0
 if wait_until 10 gone; then
 	echo "PASS: $T"
-	wait "$pid"
-	exit 0
+else
+	echo "still running:"
+	procs | head -n 20
+	kill -KILL $(procs | cut -d' ' -f1) 2>/dev/null
+	echo "FAIL: $T"
+	rc=1
 fi
-echo "still running:"
-procs | head -n 20
-kill -KILL $(procs | cut -d' ' -f1) 2>/dev/null
-echo "FAIL: $T"
-exit 1
+wait "$pid"
+
+# The same for a VM, whose qemu runs in a process group of its own
+# (timeout's): make vm-run, interrupted once qemu runs the guest.
+T="make vm-run interrupted (SIGINT) while its guest runs stops qemu within 10 s"
+token=$token.vm
+echo 'sleep 600' > "$tmp/sleeper.sh"
+(KSTATS_INTERRUPT_TEST=$token exec setsid make -C "$TOP" vm-run SCRIPT="$tmp/sleeper.sh" \
+	VM_FLAVOR=debug VM_CPUS=1 > "$tmp/vm-run.log" 2>&1) &
+pid=$!
+booting() { procs | grep -q ' qemu-system-x86$'; }
+if ! wait_until 600 booting; then
+	tail -n 20 "$tmp/vm-run.log"
+	echo "FAIL: $T: qemu did not start"
+	kill -KILL $(procs | cut -d' ' -f1) 2>/dev/null
+	exit 1
+fi
+kill -INT -- -"$pid"
+if wait_until 10 gone; then
+	echo "PASS: $T"
+else
+	echo "still running:"
+	procs | head -n 20
+	kill -KILL $(procs | cut -d' ' -f1) 2>/dev/null
+	echo "FAIL: $T"
+	rc=1
+fi
+wait "$pid"
+exit $rc

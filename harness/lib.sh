@@ -43,6 +43,15 @@ apt_get() {
 	holder=$(dpkg_lock_holder)
 	[ -z "$holder" ] ||
 		step "waiting for dpkg's lock, held by process $holder (up to 30 minutes)"
+	# An install that was stopped midway (a machine shut down, a killed
+	# apt-get) leaves packages unconfigured, and apt-get refuses to run
+	# until they are: configure them first, as apt-get's message asks.
+	if [ -z "${KSTATS_PKG_SIMULATE:-}" ] && [ -n "$(dpkg --audit 2>/dev/null)" ]; then
+		step "dpkg --configure -a: an earlier install was interrupted"
+		flock -w 1800 "$KSTATS_CACHE/.apt.lock" env DEBIAN_FRONTEND=noninteractive \
+			dpkg --configure -a >> "$log" 2>&1 ||
+			die "dpkg --configure -a failed; its output is in $log"
+	fi
 	if ! flock -w 1800 "$KSTATS_CACHE/.apt.lock" env DEBIAN_FRONTEND=noninteractive \
 		apt-get -q -o DPkg::Lock::Timeout=1800 "$@" >> "$log" 2>&1; then
 		tail -n 40 "$log" >&2
@@ -207,22 +216,31 @@ own_run() {
 }
 
 # run_processes ID: the PIDs of the processes whose environment has
-# KSTATS_RUN=ID, but this shell and apt-get or dpkg with what they run: a
-# dpkg stopped midway leaves the system's packages half configured, so an
-# install is left to finish.
+# KSTATS_RUN=ID, but this shell, and apt-get or dpkg and what they run
+# (dpkg-deb, maintainer scripts, hooks): a dpkg stopped midway leaves the
+# system's packages half configured, so an install is left to finish.
 run_processes() {
-	local e p vars comm
+	local e p vars
 	for e in /proc/[0-9]*/environ; do
 		p=${e#/proc/}
 		p=${p%/environ}
 		[ "$p" = $$ ] || [ "$p" = "$BASHPID" ] && continue
 		mapfile -d '' vars 2>/dev/null < "$e" || continue
 		[[ " ${vars[*]} " == *" KSTATS_RUN=$1 "* ]] || continue
-		[[ " ${vars[*]} " == *" DPKG_MAINTSCRIPT_NAME="* ]] && continue
-		comm=$(< "/proc/$p/comm") 2>/dev/null || continue
-		case $comm in apt-get|apt|dpkg|http|https|store|gpgv) continue ;; esac
-		echo "$p"
+		in_apt "$p" || echo "$p"
 	done
+}
+
+# in_apt PID: PID is apt-get, apt or dpkg, or was started by one of them.
+in_apt() {
+	local p=$1 i comm
+	for ((i = 0; i < 40 && p > 1; i++)); do
+		comm=$(cat "/proc/$p/comm" 2>/dev/null) || return 1
+		case $comm in apt-get|apt|dpkg) return 0 ;; esac
+		p=$(awk '$1 == "PPid:" { print $2 }' "/proc/$p/status" 2>/dev/null)
+		[ -n "$p" ] || return 1
+	done
+	return 1
 }
 
 # stop_run [PID...]: stops the PIDs (subshells of the run's head, which

@@ -149,11 +149,19 @@ step "booting the VM (${accel%%,*}, ${VM_CPUS:-4} CPUs, timeout ${timeout}s) to 
 # followed while the guest runs.
 log=$run/console.log
 out=$run/out.log
+# timeout puts qemu in a process group of its own, which a Ctrl-C does not
+# reach: a signal to this script stops it through timeout, which passes
+# the signal on to its group. The boot is waited for with wait, which the
+# signal interrupts, so that the trap runs at once.
+trap 'kill -TERM "$(cat "$run/timeout.pid" 2>/dev/null)" 2>/dev/null; exit 130' INT TERM HUP
 set +e
-timeout -k 5 "$timeout" bash -c "$(declare -f vm_boot); kimage=$kimage; \
+(echo "$BASHPID" > "$run/timeout.pid"
+ exec timeout -k 5 "$timeout" bash -c "$(declare -f vm_boot); kimage=$kimage; \
 	vm_boot $run/initrd $accel -display none -serial stdio -serial file:$out \
-	-monitor none ${VM_QEMU:-}" </dev/null 2>&1 | stdbuf -oL tr -d '\r' > "$log"
+	-monitor none ${VM_QEMU:-}") </dev/null 2>&1 | stdbuf -oL tr -d '\r' > "$log" &
+wait $!
 set -e
+trap - INT TERM HUP
 [ -e "$out" ] || : > "$out"
 console=${VM_CONSOLE:-$VMDIR/console-last.log}
 cp "$log" "$console"
@@ -164,23 +172,37 @@ rc=$(tr -d '\r' < "$out" | sed -n 's/^KSTATS_VM_EXIT=\([0-9]*\)$/\1/p' | tail -n
 kernel=$(sed -n 's/^.*Linux version \([^ ]*\).*$/\1/p' "$log" | head -n 1)
 
 # The whole boot's kernel log, checked once the guest is done: every
-# report is a failure (harness/kreports.awk). After the self-test's first
-# fault (harness/guest-faults.sh), reports are expected: they are
-# printed for harness/check.sh, which requires each of them.
-reports=$(awk -f "$HARNESS/kreports.awk" "$log")
-bad=$(printf '%s\n' "$reports" | awk -F '\t' '$1 == "test"')
-printf '%s\n' "$reports" | awk -F '\t' '$1 ~ /^fault / {
-	sub(/^fault /, "", $1); print "KSTATS_FAULT_REPORT " $1 "\t" $2 "\t" $3 }'
+# report is a failure (harness/kreports.awk), a line each. The reports that
+# the self-test injected (harness/guest-faults.sh) are printed as the same
+# failures, after "KSTATS_FAULT_REPORT NAME", for harness/check.sh, which
+# requires each of them.
+as_fail() {
+	awk -F '\t' -v k="${kernel:-?}" '$2 != "" {
+		f = "FAIL: kernel report (" $2 ") on " k ": " $3
+		if ($1 == "test")
+			print f
+		else {
+			sub(/^fault /, "", $1)
+			print "KSTATS_FAULT_REPORT " $1 "\t" f
+		}
+	}'
+}
+reports=$(awk -f "$HARNESS/kreports.awk" "$log" | as_fail)
+printf '%s\n' "$reports" | awk '/^KSTATS_FAULT_REPORT /'
+bad=$(printf '%s\n' "$reports" | awk '/^FAIL: /')
 fail=
 if [ -n "$bad" ]; then
-	printf '%s\n' "$bad" | head -n 20 | awk -F '\t' -v k="${kernel:-?}" '{
-		print "FAIL: kernel report (" $2 ") on " k ": " $3 }'
+	printf '%s\n' "$bad" | head -n 20
 	n=$(printf '%s\n' "$bad" | wc -l)
 	[ "$n" -le 20 ] || echo "(and $((n - 20)) more reports)"
 	fail="the kernel reported a problem"
 fi
 if [ -z "$rc" ]; then
 	fail="the guest did not finish: hung, panicked or timed out after ${timeout}s"
+	if [ ! -s "$out" ] && grep -q '^KSTATS_VM_START ' "$log"; then
+		fail="the guest had no second serial port for the script's output (its console has it)"
+	fi
+	echo "FAIL: VM run on ${kernel:-?} of $(basename "$script"): $fail"
 fi
 if [ -n "$fail" ]; then
 	echo "---- the last 150 lines of the console log (all of it in $console) ----" >&2

@@ -25,14 +25,19 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 
 #define KSTATS_FAULTS_LEAKS	8
 
 static DEFINE_MUTEX(kstats_faults_a);
 static DEFINE_MUTEX(kstats_faults_b);
 static DECLARE_COMPLETION(kstats_faults_release);
-/* The hung thread, pinned so that exit can stop it after it returned. */
+/*
+ * The hung thread, pinned so that exit can stop it after it returned;
+ * set once, under kstats_faults_lock.
+ */
 static struct task_struct *kstats_faults_hung;
+static DEFINE_MUTEX(kstats_faults_lock);
 static struct dentry *kstats_faults_file;
 
 static noinline void kstats_faults_lockdep(void)
@@ -70,37 +75,51 @@ static int kstats_faults_hang_fn(void *unused)
 	return 0;
 }
 
+/* A thread that sleeps uninterruptibly until "release"; one at most. */
+static int kstats_faults_hang(void)
+{
+	struct task_struct *t;
+
+	guard(mutex)(&kstats_faults_lock);
+	if (kstats_faults_hung)
+		return -EBUSY;
+	t = kthread_create(kstats_faults_hang_fn, NULL, "kstats_hung");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	/* Pinned before it runs, and may return. */
+	get_task_struct(t);
+	kstats_faults_hung = t;
+	wake_up_process(t);
+	return 0;
+}
+
 static ssize_t kstats_faults_write(struct file *file, const char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
-	struct task_struct *t;
-	char buf[16];
+	char buf[16], *word;
+	int ret;
 
 	if (count >= sizeof(buf))
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
 	buf[count] = '\0';
-	strim(buf);
+	word = strim(buf);
 
-	if (!strcmp(buf, "lockdep")) {
+	if (!strcmp(word, "lockdep")) {
 		kstats_faults_lockdep();
-	} else if (!strcmp(buf, "warn")) {
+	} else if (!strcmp(word, "warn")) {
 		WARN(1, "kstats_faults: WARN on request\n");
-	} else if (!strcmp(buf, "hang")) {
-		if (kstats_faults_hung)
-			return -EBUSY;
-		t = kthread_run(kstats_faults_hang_fn, NULL, "kstats_hung");
-		if (IS_ERR(t))
-			return PTR_ERR(t);
-		get_task_struct(t);
-		kstats_faults_hung = t;
-	} else if (!strcmp(buf, "release")) {
+	} else if (!strcmp(word, "hang")) {
+		ret = kstats_faults_hang();
+		if (ret)
+			return ret;
+	} else if (!strcmp(word, "release")) {
 		complete_all(&kstats_faults_release);
-	} else if (!strcmp(buf, "leak")) {
+	} else if (!strcmp(word, "leak")) {
 		kstats_faults_leak();
 	} else {
-		pr_warn("unknown fault '%s'\n", buf);
+		pr_warn("unknown fault '%s'\n", word);
 		return -EINVAL;
 	}
 	return count;

@@ -44,14 +44,14 @@ ks_no_reports_since() {
 }
 
 # ks_wait_for SECONDS CMD...: run CMD every 0.1 s until it succeeds; fails
-# after SECONDS (a bound for a hung test, not a timing: callers wait for
-# a condition, and a slow machine only waits longer).
+# after SECONDS since the call, however long CMD takes (a bound for a hung
+# test, not a timing: callers wait for a condition, and a slow machine
+# only waits longer).
 ks_wait_for() {
-	local i=0 n=$(($1 * 10))
+	local end=$(($(ks_uptime_ms) + $1 * 1000))
 	shift
 	until "$@"; do
-		i=$((i + 1))
-		[ $i -lt $n ] || return 1
+		[ "$(ks_uptime_ms)" -lt $end ] || return 1
 		sleep 0.1
 	done
 }

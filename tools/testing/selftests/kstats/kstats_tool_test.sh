@@ -63,8 +63,7 @@ check_pid() {
 	mkfifo "$T/go" || return 1
 	sh -c ": > $T/ready; read x < $T/go; exec taskset 1 $HELPER getppid 300" > /dev/null &
 	p=$!
-	i=0
-	while [ ! -e "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	ks_wait_for 60 test -e "$T/ready" || { kill $p; return 1; }
 	cat > "$T/cmd.sh" <<CMD
 echo go > $T/go
 $HELPER getppid 200 > /dev/null
