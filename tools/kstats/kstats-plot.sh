@@ -151,7 +151,7 @@ curve() {
 	cat > "$tmp/curve$n.sh" <<CURVE
 $1 | "$KSTATS" --csv $2 - | awk -F, -v OFS=' ' -v lz=$lz '$shape'
 CURVE
-	plots="$plots${plots:+, }\"< sh $tmp/curve$n.sh\" using 1:2 with lines title '$3'"
+	plots="$plots${plots:+, }\"< sh $tmp/curve$n.sh\" using 1:2 with lines title '$3' noenhanced"
 }
 
 if [ $heatmap = 1 ]; then
