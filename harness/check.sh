@@ -211,29 +211,18 @@ cd "$TOP"
 kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.[ch]' 'kernel/*.[ch]' 'samples/*.[ch]' \
 	'tools/testing/selftests/*.sh')
 # Inside the kernel tree, on the overlay of the files (tree.sh made it).
-# checkpatch's summary "total: 0 errors, 0 warnings, 0 checks, N lines
-# checked", with N > 0, is what says a file is clean: for a file missing
-# from the tree it prints an error of diff's, and exits 0.
 for f in $kfiles; do
 	out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --show-types -f "$f" 2>&1)
-	r=$?
-	[ $r -eq 0 ] && printf '%s\n' "$out" |
-		grep -qE '^total: 0 errors, 0 warnings, 0 checks, [1-9][0-9]* lines checked$'
-	r=$?
-	[ $r -eq 0 ] || printf '%s\n' "$out"
-	result $r "checkpatch --strict $f"
+	checkpatch_clean "$out" $?
+	result $? "checkpatch --strict $f"
 done
 for p in patches/*.patch; do
 	# On stdin: given the path of a patch inside this git work tree,
 	# checkpatch reports its blank context lines as trailing whitespace.
 	out=$(perl "$SRC/scripts/checkpatch.pl" --strict --no-tree \
 		--no-signoff --show-types - < "$p" 2>&1)
-	r=$?
-	[ $r -eq 0 ] && printf '%s\n' "$out" |
-		grep -qE '^total: 0 errors, 0 warnings, 0 checks, [1-9][0-9]* lines checked$'
-	r=$?
-	[ $r -eq 0 ] || printf '%s\n' "$out"
-	result $r "checkpatch --strict $p"
+	checkpatch_clean "$out" $?
+	result $? "checkpatch --strict $p"
 done
 for f in $(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.c' 'kernel/*.c'); do
 	grep -q '^/\*\*' "$f" || continue

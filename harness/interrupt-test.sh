@@ -13,7 +13,6 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 set_paths
-T="make check interrupted (SIGINT) during the build stops every process it started within 10 s"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kstats-interrupt.XXXXXX")
 token=$(basename "$tmp")
 trap 'rm -rf "$tmp"' EXIT
@@ -43,7 +42,7 @@ wait_until() {
 compiling() { procs | grep -qE ' (cc1|gcc)$'; }
 gone() { [ -z "$(procs)" ]; }
 
-git clone -q "$TOP" "$tmp/clone" || { echo "FAIL: $T: git clone"; exit 1; }
+git clone -q "$TOP" "$tmp/clone" || { echo "FAIL: make check interrupted: git clone"; exit 1; }
 # The clone's uncommitted changes too: it tests this tree.
 (cd "$TOP" && git ls-files --modified --others --exclude-standard -z) |
 	(cd "$TOP" && xargs -0 -r cp --parents -t "$tmp/clone") 2>/dev/null
@@ -56,53 +55,43 @@ done
 cp -a "$ORIG" "$tmp/cache/$v/orig"
 touch "$tmp/cache/.apt-updated"
 
-(cd "$tmp/clone" && KSTATS_INTERRUPT_TEST=$token KSTATS_CACHE=$tmp/cache \
-	exec setsid make check > "$tmp/check.log" 2>&1) &
-pid=$!
-if ! wait_until 600 compiling; then
-	tail -n 20 "$tmp/check.log"
-	echo "FAIL: $T: its build did not start"
-	kill -KILL $(procs | cut -d' ' -f1) 2>/dev/null
-	exit 1
-fi
-# Ctrl-C: SIGINT to the foreground process group, make's (setsid).
-kill -INT -- -"$pid"
+# interrupt TEST READY LOG MAKE_ARGS...: make MAKE_ARGS in a session of its
+# own, every process of it marked with $token; SIGINT to its process
+# group, as Ctrl-C sends it, once READY holds; PASS if nothing of it runs
+# 10 s later.
 rc=0
-if wait_until 10 gone; then
-	echo "PASS: $T"
-else
-	echo "still running:"
-	procs | head -n 20
+interrupt() {
+	local t=$1 ready=$2 log=$3 pid
+	shift 3
+	(KSTATS_INTERRUPT_TEST=$token exec setsid make "$@" > "$log" 2>&1) &
+	pid=$!
+	if ! wait_until 600 "$ready"; then
+		tail -n 20 "$log"
+		echo "FAIL: $t: not interrupted ($ready never held)"
+		rc=1
+	else
+		kill -INT -- -"$pid"
+		if wait_until 10 gone; then
+			echo "PASS: $t"
+		else
+			echo "still running:"
+			procs | head -n 20
+			echo "FAIL: $t"
+			rc=1
+		fi
+	fi
 	kill -KILL $(procs | cut -d' ' -f1) 2>/dev/null
-	echo "FAIL: $T"
-	rc=1
-fi
-wait "$pid"
+	wait "$pid"
+}
+
+interrupt "make check interrupted (SIGINT) during the build stops every process it started within 10 s" \
+	compiling "$tmp/check.log" -C "$tmp/clone" check KSTATS_CACHE="$tmp/cache"
 
 # The same for a VM, whose qemu runs in a process group of its own
 # (timeout's): make vm-run, interrupted once qemu runs the guest.
-T="make vm-run interrupted (SIGINT) while its guest runs stops qemu within 10 s"
-token=$token.vm
-echo 'sleep 600' > "$tmp/sleeper.sh"
-(KSTATS_INTERRUPT_TEST=$token exec setsid make -C "$TOP" vm-run SCRIPT="$tmp/sleeper.sh" \
-	VM_FLAVOR=debug VM_CPUS=1 > "$tmp/vm-run.log" 2>&1) &
-pid=$!
 booting() { procs | grep -q ' qemu-system-x86$'; }
-if ! wait_until 600 booting; then
-	tail -n 20 "$tmp/vm-run.log"
-	echo "FAIL: $T: qemu did not start"
-	kill -KILL $(procs | cut -d' ' -f1) 2>/dev/null
-	exit 1
-fi
-kill -INT -- -"$pid"
-if wait_until 10 gone; then
-	echo "PASS: $T"
-else
-	echo "still running:"
-	procs | head -n 20
-	kill -KILL $(procs | cut -d' ' -f1) 2>/dev/null
-	echo "FAIL: $T"
-	rc=1
-fi
-wait "$pid"
+echo 'sleep 600' > "$tmp/sleeper.sh"
+token=$token.vm
+interrupt "make vm-run interrupted (SIGINT) while its guest runs stops qemu within 10 s" \
+	booting "$tmp/vm-run.log" -C "$TOP" vm-run SCRIPT="$tmp/sleeper.sh" VM_FLAVOR=debug VM_CPUS=1
 exit $rc

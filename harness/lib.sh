@@ -261,3 +261,15 @@ stop_run() {
 	# shellcheck disable=SC2086
 	[ -z "$pids" ] || kill -KILL $pids 2>/dev/null
 }
+
+# checkpatch_clean OUTPUT STATUS: whether checkpatch's OUTPUT and exit
+# STATUS say clean: its own summary "total: 0 errors, 0 warnings, 0
+# checks, N lines checked", N > 0 (for a file missing from the tree it
+# prints an error of diff's, and exits 0). Prints OUTPUT otherwise.
+checkpatch_clean() {
+	[ "$2" -eq 0 ] && printf '%s\n' "$1" |
+		grep -qE '^total: 0 errors, 0 warnings, 0 checks, [1-9][0-9]* lines checked$' &&
+		return 0
+	printf '%s\n' "$1"
+	return 1
+}

@@ -255,14 +255,8 @@ check $bad "patches: the series gives this repository's files"
 # applied, so that checkpatch also checks the headers and files it names.
 for p in "$out"/0*-*.patch; do
 	[ "$(basename "$p")" = "$(basename "$cover")" ] && continue
-	# Clean is what checkpatch's own summary says (no ERROR, WARNING or
-	# CHECK, and the patch read).
 	res=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --show-types - < "$p" 2>&1)
-	r=$?
-	[ $r -eq 0 ] && printf '%s\n' "$res" |
-		grep -qE '^total: 0 errors, 0 warnings, 0 checks, [1-9][0-9]* lines checked$'
-	r=$?
-	[ $r -eq 0 ] || printf '%s\n' "$res" | grep -E '(ERROR|WARNING|CHECK):|^total:'
-	check $r "patches: checkpatch --strict $(basename "$p"), in the tree"
+	checkpatch_clean "$res" $?
+	check $? "patches: checkpatch --strict $(basename "$p"), in the tree"
 done
 exit $status

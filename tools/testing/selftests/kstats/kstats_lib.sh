@@ -56,6 +56,18 @@ ks_wait_for() {
 	done
 }
 
+# ks_spinning PID...: each kstats_helper spin is in its loop, with SIGTERM
+# blocked: the signal then ends the loop, and the count is printed.
+ks_spinning() {
+	for p; do
+		awk '/^Name:/ { n = $2 } /^SigBlk:/ { b = substr($2, length($2) - 3) }
+		     END { print n, b }' "/proc/$p/status" 2>/dev/null | {
+			read -r name blk
+			[ "$name" = kstats_helper ] && [ $((0x${blk:-0} & 0x4000)) -ne 0 ]
+		} || return 1
+	done
+}
+
 # ks_uptime_ms: the time since boot in milliseconds.
 ks_uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 

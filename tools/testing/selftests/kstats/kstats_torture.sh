@@ -77,17 +77,6 @@ reported_since() {
 			exit !(n || !seen)
 		}'
 }
-# spinning PID...: each kstats_helper spin is in its loop, with SIGTERM
-# blocked: the signal then ends the loop, and the count is printed.
-spinning() {
-	for p; do
-		awk '/^Name:/ { n = $2 } /^SigBlk:/ { b = substr($2, length($2) - 3) }
-		     END { print n, b }' "/proc/$p/status" 2>/dev/null | {
-			read -r name blk
-			[ "$name" = kstats_helper ] && [ $((0x${blk:-0} & 0x4000)) -ne 0 ]
-		} || return 1
-	done
-}
 
 # -- CPU hotplug ------------------------------------------------------------
 ktap_print_msg "$(date +%T) CPU hotplug"
@@ -262,7 +251,7 @@ remove_under_load() {
 		pids="$pids $!"
 	done
 	# shellcheck disable=SC2086 # a list of pids
-	ks_wait_for 60 spinning $pids || echo "# the callers did not start"
+	ks_wait_for 60 ks_spinning $pids || echo "# the callers did not start"
 	# The commands in one process: a fork and exec takes longer than a
 	# trace and its removal in an emulated KASAN kernel.
 	echo "$RL_FORMS" | tr '|' '\n' | while read -r cmd; do

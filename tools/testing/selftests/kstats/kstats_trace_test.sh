@@ -257,17 +257,6 @@ ktap_test_result "comment lines, such as the listing's, do nothing" check_commen
 # reads the metric: KSTATS_STRESS_ROUNDS (10) rounds of every form. The
 # load runs until the rounds are done, however long they take.
 ROUNDS=${KSTATS_STRESS_ROUNDS:-10}
-# spinning PID...: each kstats_helper spin is in its loop, with SIGTERM
-# blocked: the signal then ends the loop, and the count is printed.
-spinning() {
-	for p; do
-		awk '/^Name:/ { n = $2 } /^SigBlk:/ { b = substr($2, length($2) - 3) }
-		     END { print n, b }' "/proc/$p/status" 2>/dev/null | {
-			read -r name blk
-			[ "$name" = kstats_helper ] && [ $((0x${blk:-0} & 0x4000)) -ne 0 ]
-		} || return 1
-	done
-}
 check_stress() {
 	ks_mark "kstats_trace_test $$: stress begin"
 	rm -f "$TMPD/stop" "$TMPD"/spin.*
@@ -281,7 +270,7 @@ check_stress() {
 	 done) &
 	reader=$!
 	# shellcheck disable=SC2086 # a list of pids
-	ks_wait_for 60 spinning $spinners || ktap_print_msg "the spinners did not start"
+	ks_wait_for 60 ks_spinning $spinners || ktap_print_msg "the spinners did not start"
 	i=0
 	ok=0
 	while [ $i -lt "$ROUNDS" ]; do
