@@ -213,7 +213,7 @@ kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.
 # Inside the kernel tree, on the overlay of the files (tree.sh made it).
 for f in $kfiles; do
 	out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --show-types -f "$f" 2>&1)
-	checkpatch_clean "$out" $?
+	checkpatch_clean "$out"
 	result $? "checkpatch --strict $f"
 done
 for p in patches/*.patch; do
@@ -221,7 +221,7 @@ for p in patches/*.patch; do
 	# checkpatch reports its blank context lines as trailing whitespace.
 	out=$(perl "$SRC/scripts/checkpatch.pl" --strict --no-tree \
 		--no-signoff --show-types - < "$p" 2>&1)
-	checkpatch_clean "$out" $?
+	checkpatch_clean "$out"
 	result $? "checkpatch --strict $p"
 done
 for f in $(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.c' 'kernel/*.c'); do

@@ -256,7 +256,7 @@ check $bad "patches: the series gives this repository's files"
 for p in "$out"/0*-*.patch; do
 	[ "$(basename "$p")" = "$(basename "$cover")" ] && continue
 	res=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --show-types - < "$p" 2>&1)
-	checkpatch_clean "$res" $?
+	checkpatch_clean "$res"
 	check $? "patches: checkpatch --strict $(basename "$p"), in the tree"
 done
 exit $status
