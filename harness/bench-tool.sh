@@ -23,14 +23,25 @@ def smin(s, b=4):
     bucket = s >> b
     mant = (1 << b) | (s & 15)
     return mant << (bucket - 1) if bucket else s
+# The counts first: each line's p is the cumulative fraction of its CPU's
+# (or of all) samples, as the kernel prints it, ending at 1.000000.
+counts = [[rng.randrange(1, 1000) for c in range(cpus)] for s in range(slots)]
+tot = [sum(counts[i][c] for i in range(slots)) for c in range(cpus)]
+tot_all = sum(tot)
+cum = [0] * cpus
+cum_all = 0
+def p(n, total):
+    ppm = n * 1000000 // total
+    return '%d.%06d' % (ppm // 1000000, ppm % 1000000)
 with open(path, 'w') as f:
-    for s in range(16, 16 + slots):
-        total = 0
+    for i, s in enumerate(range(16, 16 + slots)):
         for c in range(cpus):
-            n = rng.randrange(1, 1000)
-            total += n
-            f.write('slot %-3d CPU  %-4d count %8d avg %8d p 0.500000\n' % (s, c, n, smin(s)))
-        f.write('slot %-3d CPUS %-4d count %8d avg %8d p 0.500000\n' % (s, cpus, total, smin(s)))
+            cum[c] += counts[i][c]
+            f.write('slot %-3d CPU  %-4d count %8d avg %8d p %s\n'
+                    % (s, c, counts[i][c], smin(s), p(cum[c], tot[c])))
+        cum_all += sum(counts[i])
+        f.write('slot %-3d CPUS %-4d count %8d avg %8d p %s\n'
+                % (s, cpus, sum(counts[i]), smin(s), p(cum_all, tot_all)))
 PY
 step "$(wc -l < "$out/big") lines, $(du -h "$out/big" | cut -f1)"
 best=
