@@ -51,9 +51,7 @@ static struct {
 	const char *cgroup;	/* kstats trace --cgroup */
 } opt = { .bits = -1, .cpu = -1 };
 
-static void show_help(FILE *f)
-{
-	fprintf(f,
+static const char kstats_help[] =
 "usage: kstats [options] INPUT             summarize a distribution\n"
 "       kstats [options] --merge INPUT...   summarize several as one\n"
 "       kstats [options] --interval SECS INPUT  follow a live metric\n"
@@ -75,7 +73,7 @@ static void show_help(FILE *f)
 "  -u, --unit U            the values are in U (ns, us, ms or s): print them\n"
 "                          with a unit, scaled up to s\n"
 "      --hist              terminal histogram: density per octave, CDF,\n"
-"                          cumulative %%, percentiles\n"
+"                          cumulative %, percentiles\n"
 "      --log2              with --hist: slots of powers of 2 (frac_bits 0)\n"
 "      --json              JSON\n"
 "      --csv               one CSV row per slot: slot,lo,hi,count,mean,cdf,\n"
@@ -93,7 +91,7 @@ static void show_help(FILE *f)
 "      --rows              with --interval: a line per interval (count, rate,\n"
 "                          percentiles, by default 50,90,99, max), as vmstat\n"
 "      --diff              subtract the first input from the second\n"
-"      --compare           compare two inputs: changes, 95%% intervals, KS test\n"
+"      --compare           compare two inputs: changes, 95% intervals, KS test\n"
 "  -d, --duration SECS     kstats trace: trace for SECS seconds\n"
 "  -p, --pid PID           kstats trace: only the calls of process PID\n"
 "  -c, --cgroup PATH       kstats trace: only the calls of the tasks of cgroup\n"
@@ -101,25 +99,47 @@ static void show_help(FILE *f)
 "  -h, --help              this text\n"
 "  -V, --version           the version\n"
 "\n"
-"Exit status: 0, 1 on a usage or system error, 2 on malformed input; for\n"
-"kstats trace -- COMMAND, COMMAND's status (128 + N if killed by signal N).\n");
+"Exit status: 0, 1 on a usage or system error, 2 on malformed input (also\n"
+"truncated, or with counts out of range); for kstats trace -- COMMAND,\n"
+"COMMAND's status (128 + N if killed by signal N).\n";
+
+static void show_help(FILE *f)
+{
+	fputs(kstats_help, f);
 }
 
 static char *out_tmp;		/* -o: the temporary file, until renamed */
+
+static void report(const char *fmt, va_list ap)
+{
+	if (out_tmp)
+		unlink(out_tmp);
+
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
 
 static void die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (out_tmp)
-		unlink(out_tmp);
-
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(status);
+}
+
+/* A usage error: what is wrong, in a line, and where to read more. */
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help'.\n", prog);
+	exit(1);
 }
 
 /* The debugfs mount point, from /proc/mounts; NULL if not mounted. */
@@ -238,9 +258,10 @@ static size_t rank_slot(const struct ks_hist *h, uint64_t r)
 
 static uint64_t rank_of(double q, uint64_t n)
 {
-	uint64_t r = (uint64_t)ceil((double)q / 100 * n);
+	/* Clamped as a double: n near 2^64 rounds up to 2^64, beyond u64. */
+	double r = ceil(q / 100 * n);
 
-	return r < 1 ? 1 : r > n ? n : r;
+	return r < 1 ? 1 : r >= n ? n : (uint64_t)r;
 }
 
 struct dev {
@@ -286,7 +307,8 @@ static void compute(const struct ks_hist *h, int bits, struct stats *st)
 	int i;
 
 	memset(st, 0, sizeof(*st));
-	st->first = st->last = -1;
+	st->first = -1;
+	st->last = -1;
 	for (s = 0; s < h->nslots; s++) {
 		if (!h->count[s])
 			continue;
@@ -325,7 +347,9 @@ static void compute(const struct ks_hist *h, int bits, struct stats *st)
 		dlo[k].v = lo > mhi ? (double)(lo - mhi) :
 			   hi < mlo ? (double)(mlo - hi) : 0;
 		dhi[k].v = fmax((double)hi - mlo, (double)mhi - lo);
-		dv[k].count = dlo[k].count = dhi[k].count = h->count[s];
+		dv[k].count = h->count[s];
+		dlo[k].count = h->count[s];
+		dhi[k].count = h->count[s];
 		k++;
 	}
 	st->mad = wmedian(dv, k, st->n);
@@ -982,13 +1006,13 @@ static void parse_pcts(const char *list)
 		double q = strtod(t, &end);
 
 		if (*end || end == t || !(q > 0 && q <= 100) || opt.npct == MAX_PCTS)
-			die(1, "--percentiles: '%s' is not a percentile in (0, 100] (at most %d)",
-			    t, MAX_PCTS);
+			usage_error("--percentiles: '%s': not in (0, 100], or more than %d",
+				    t, MAX_PCTS);
 		opt.pct[opt.npct++] = q;
 	}
 	free(copy);
 	if (!opt.npct)
-		die(1, "--percentiles: no percentile");
+		usage_error("--percentiles: no percentile");
 }
 
 /* 1 if @new is a later snapshot of @old: no slot of any CPU has fewer. */
@@ -1234,11 +1258,8 @@ static int trace_main(const char *spec, int argc, char **argv, double secs)
 	pid_t child = 0;
 	struct ks_data d;
 
+	/* main() checked that there is one. */
 	tr.name = strchr(spec, ':') ? strchr(spec, ':') + 1 : spec;
-	if (*spec == '-')
-		die(1, "trace: the function comes first: kstats trace FUNC [options] [-- CMD...]");
-	if (!*tr.name)
-		die(1, "trace: '%s' is not a function", spec);
 	if (geteuid())
 		die(1, "trace: needs root, to write to debugfs (kstats/_control)");
 	debugfs = debugfs_dir("trace");
@@ -1390,6 +1411,7 @@ static void merge_inputs(struct ks_data *d, int n, char **inputs)
 	struct ks_data *in = calloc(n, sizeof(*in));
 	unsigned int ok = ~0u;
 	int i, bits = opt.bits, dashes = 0;
+	uint64_t samples = 0;
 	size_t c;
 
 	if (!in)
@@ -1397,7 +1419,7 @@ static void merge_inputs(struct ks_data *d, int n, char **inputs)
 	for (i = 0; i < n; i++)
 		dashes += !strcmp(inputs[i], "-");
 	if (dashes > 1)
-		die(1, "--merge: - (standard input) given twice");
+		usage_error("--merge: - (standard input) given twice");
 	for (i = 0; i < n; i++) {
 		char *path = resolve(inputs[i]);
 
@@ -1418,6 +1440,15 @@ static void merge_inputs(struct ks_data *d, int n, char **inputs)
 	for (i = 0; i < n; i++) {
 		if (in[i].bits != bits && !(in[i].bits_ok & (1u << bits)))
 			die(2, "--merge: %s does not fit frac_bits %d", inputs[i], bits);
+		/*
+		 * The samples of all CPUs summed fit in 64 bits: so do those
+		 * of each CPU, and of each slot (the parser checked that each
+		 * CPUS line has its CPU lines' samples).
+		 */
+		if (__builtin_add_overflow(samples, in[i].have_all ? in[i].samples_all :
+					   in[i].samples_cpu, &samples))
+			die(2, "--merge: %s: the samples add up past %llu: out of range",
+			    inputs[i], (unsigned long long)UINT64_MAX);
 		cpus_grow(d, in[i].ncpus);
 		for (c = 0; c < in[i].ncpus; c++)
 			hist_add(&d->cpu[c], &in[i].cpu[c]);
@@ -1484,18 +1515,22 @@ int main(int argc, char **argv)
 	 * argv[0], and the options end at the command.
 	 */
 	if (argc > 1 && !strcmp(argv[1], "trace")) {
-		char *name = argv[0];
+		const char *func;
 
-		if (argc < 3) {
-			show_help(stderr);
-			return 1;
-		}
+		if (argc < 3)
+			usage_error("trace: no function: kstats trace FUNC [options]");
 		trace = 1;
 		spec = argv[2];
+		if (*spec == '-')
+			usage_error("trace: the function comes first: kstats trace FUNC [options]");
+		func = strchr(spec, ':') ? strchr(spec, ':') + 1 : spec;
+		if (!*func)
+			usage_error("trace: '%s' is not a function", spec);
 		argc -= 2;
 		argv += 2;
-		argv[0] = name;
 	}
+	/* getopt_long()'s messages start with argv[0]: ours with prog. */
+	argv[0] = (char *)prog;
 	while ((c = getopt_long(argc, argv, trace ? "+p:c:b:u:d:o:hV" : "p:b:u:i:c:o:hV",
 				lopts, NULL)) != -1) {
 		/* kstats trace: -p and -c as funclatency's, PID and cgroup. */
@@ -1505,10 +1540,10 @@ int main(int argc, char **argv)
 			c = O_CGROUP;
 		if (trace && (c == 'i' || c == O_COUNT || c == O_DIFF || c == O_CMP ||
 			      c == O_MERGE))
-			die(1, "trace: %s do not apply",
-			    "--interval, --count, --diff, --compare and --merge");
+			usage_error("trace: %s do not apply",
+				    "--interval, --count, --diff, --compare and --merge");
 		if (!trace && (c == 'd' || c == O_PID || c == O_CGROUP))
-			die(1, "--duration, --pid and --cgroup: only for kstats trace");
+			usage_error("--duration, --pid and --cgroup: only for kstats trace");
 		switch (c) {
 		case 'p':
 		case O_PCTS:
@@ -1518,12 +1553,12 @@ int main(int argc, char **argv)
 		case 'b':
 			opt.bits = strtol(optarg, &end, 10);
 			if (*end || end == optarg || opt.bits < 0 || opt.bits > KS_MAX_BITS)
-				die(1, "--bits: '%s' is not in 0..%d", optarg, KS_MAX_BITS);
+				usage_error("--bits: '%s' is not in 0..%d", optarg, KS_MAX_BITS);
 			break;
 		case O_CPU:
 			opt.cpu = strtol(optarg, &end, 10);
 			if (*end || end == optarg || opt.cpu < 0)
-				die(1, "--cpu: '%s' is not a CPU number", optarg);
+				usage_error("--cpu: '%s' is not a CPU number", optarg);
 			break;
 		case O_PER_CPU:
 			opt.per_cpu = 1;
@@ -1533,7 +1568,7 @@ int main(int argc, char **argv)
 				if (!strcmp(optarg, unit_names[opt.human - 1]))
 					break;
 			if (!opt.human)
-				die(1, "--unit: '%s' is not ns, us, ms or s", optarg);
+				usage_error("--unit: '%s' is not ns, us, ms or s", optarg);
 			break;
 		case 'V':
 			printf("kstats %s\n", KSTATS_VERSION);
@@ -1556,7 +1591,7 @@ int main(int argc, char **argv)
 		case O_LE_BITS:
 			opt.le_bits = strtol(optarg, &end, 10);
 			if (*end || end == optarg || opt.le_bits < 0 || opt.le_bits > KS_MAX_BITS)
-				die(1, "--le-bits: '%s' is not in 0..%d", optarg, KS_MAX_BITS);
+				usage_error("--le-bits: '%s' is not in 0..%d", optarg, KS_MAX_BITS);
 			break;
 		case 'o':
 			opt.outfile = optarg;
@@ -1570,31 +1605,31 @@ int main(int argc, char **argv)
 		case O_PID:
 			opt.pid = strtol(optarg, &end, 10);
 			if (*end || end == optarg || opt.pid <= 0 || opt.pid > INT32_MAX)
-				die(1, "--pid: '%s' is not a process id", optarg);
+				usage_error("--pid: '%s' is not a process id", optarg);
 			break;
 		case O_CGROUP:
 			if (optarg[0] != '/' || strpbrk(optarg, " \t\n#"))
-				die(1, "--cgroup: '%s' is not a cgroup v2 path (/a/b)",
-				    optarg);
+				usage_error("--cgroup: '%s' is not a cgroup v2 path (/a/b)",
+					    optarg);
 			opt.cgroup = optarg;
 			break;
 		case 'i':
 			opt.interval = strtod(optarg, &end);
 			if (*end || end == optarg || !(opt.interval > 0))
-				die(1, "--interval: '%s' is not a positive number of seconds",
-				    optarg);
+				usage_error("--interval: '%s' is not a positive number of seconds",
+					    optarg);
 			break;
 		case 'c':
 		case O_COUNT:
 			opt.count = strtol(optarg, &end, 10);
 			if (*end || end == optarg || opt.count <= 0)
-				die(1, "--count: '%s' is not a positive number", optarg);
+				usage_error("--count: '%s' is not a positive number", optarg);
 			break;
 		case 'd':
 			secs = strtod(optarg, &end);
 			if (*end || end == optarg || !(secs > 0))
-				die(1, "--duration: '%s' is not a positive number of seconds",
-				    optarg);
+				usage_error("--duration: '%s' is not a positive number of seconds",
+					    optarg);
 			break;
 		case O_ROWS:
 			opt.rows = 1;
@@ -1609,7 +1644,8 @@ int main(int argc, char **argv)
 			show_help(stdout);
 			return 0;
 		default:
-			show_help(stderr);
+			/* getopt_long() said what is wrong. */
+			fprintf(stderr, "Try '%s --help'.\n", prog);
 			return 1;
 		}
 	}
@@ -1617,23 +1653,27 @@ int main(int argc, char **argv)
 	argv += optind;
 
 	if (opt.log2 && opt.out != OUT_HIST)
-		die(1, "--log2: only with --hist");
+		usage_error("--log2: only with --hist");
 	if (mode_diff + mode_cmp + mode_merge > 1)
-		die(1, "--diff, --compare and --merge: one at a time");
+		usage_error("--diff, --compare and --merge: one at a time");
 	if (opt.outfile && (opt.interval > 0 || mode_cmp))
-		die(1, "-o: not with --interval or --compare");
+		usage_error("-o: not with --interval or --compare");
 	if (trace && argc && secs > 0)
-		die(1, "trace: either --duration or a command, not both");
-	if (!trace && (mode_diff || mode_cmp ? argc != 2 : mode_merge ? argc < 1 : argc != 1)) {
-		show_help(stderr);
-		return 1;
-	}
+		usage_error("trace: either --duration or a command, not both");
+	if (!trace && (mode_diff || mode_cmp) && argc != 2)
+		usage_error("%s: two inputs, %s, not %d", mode_diff ? "--diff" : "--compare",
+			    mode_diff ? "OLD and NEW" : "A and B", argc);
+	if (!trace && !argc)
+		usage_error("no input: a file, a metric name or - (standard input)");
+	if (!trace && !(mode_diff || mode_cmp || mode_merge) && argc > 1)
+		usage_error("%d inputs where one was expected (more: --merge, --diff, --compare)",
+			    argc);
 	if (opt.interval > 0 && (mode_diff || mode_cmp || mode_merge))
-		die(1, "--interval: not with --diff, --compare or --merge");
+		usage_error("--interval: not with --diff, --compare or --merge");
 	if (opt.rows && !(opt.interval > 0))
-		die(1, "--rows: only with --interval");
+		usage_error("--rows: only with --interval");
 	if (opt.interval > 0 && argc && !strcmp(argv[0], "-"))
-		die(1, "--interval: not on standard input, which cannot be read again");
+		usage_error("--interval: not on standard input, which cannot be read again");
 	/* A line of vmstat's width: the usual three percentiles. */
 	if (opt.rows && !pcts)
 		parse_pcts("50,90,99");

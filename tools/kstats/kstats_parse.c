@@ -15,6 +15,9 @@
 
 #include "kstats_parse.h"
 
+/* p, the cumulative fraction, is printed in millionths. */
+#define KS_PPM 1000000u
+
 /* For the errors that one input made of several gives. */
 #define MERGE_HINT " (several inputs? --merge sums them)"
 
@@ -104,7 +107,10 @@ static int ks_hist_grow(struct ks_hist *h, size_t nslots)
 	return 0;
 }
 
-/* A decimal u64 and nothing else. */
+/*
+ * A decimal u64 and nothing else: 0, -1 if not a number, or -ERANGE if
+ * a number above UINT64_MAX.
+ */
 static int ks_u64(const char *s, uint64_t *v)
 {
 	char *end;
@@ -113,22 +119,28 @@ static int ks_u64(const char *s, uint64_t *v)
 		return -1;
 	errno = 0;
 	*v = strtoull(s, &end, 10);
-	return errno || *end ? -1 : 0;
+	if (*end)
+		return -1;
+	return errno == ERANGE ? -ERANGE : errno ? -1 : 0;
 }
 
-/* "d.dddddd", 0 to 1 */
-static int ks_fraction(const char *s)
+/* "d.dddddd", 0 to 1: 0 and @ppm, the millionths (1000000 for 1). */
+static int ks_fraction(const char *s, uint32_t *ppm)
 {
 	int i;
 
 	if ((s[0] != '0' && s[0] != '1') || s[1] != '.')
 		return -1;
-	for (i = 2; i < 8; i++)
+	*ppm = 0;
+	for (i = 2; i < 8; i++) {
 		if (s[i] < '0' || s[i] > '9')
 			return -1;
-	if (s[8])
+		*ppm = *ppm * 10 + (s[i] - '0');
+	}
+	if (s[8] || (s[0] == '1' && *ppm))
 		return -1;
-	return s[0] == '1' && strcmp(s + 2, "000000") ? -1 : 0;
+	*ppm += s[0] == '1' ? KS_PPM : 0;
+	return 0;
 }
 
 #define KS_FIELDS 10
@@ -139,9 +151,10 @@ int ks_parse_line(struct ks_data *d, const char *line, size_t len,
 	static const char usage[] =
 		"expected 'slot S CPU C count N avg A p P' or 'slot S CPUS N count N avg A p P'";
 	char buf[256], *tok[KS_FIELDS + 1], *save = NULL, *t;
-	uint64_t slot, cpu, count, avg;
+	uint64_t slot, cpu, count, avg, *samples;
 	struct ks_hist *h;
-	int n = 0, all, b;
+	uint32_t ppm;
+	int n = 0, all, b, err;
 
 	if (memchr(line, '\0', len))
 		return ks_error(d, lineno, "NUL character; %s", usage);
@@ -166,11 +179,19 @@ int ks_parse_line(struct ks_data *d, const char *line, size_t len,
 	if (ks_u64(tok[3], &cpu) || (!all && cpu >= KS_MAX_CPUS))
 		return ks_error(d, lineno, "CPU '%s' is not a number below %d", tok[3],
 				KS_MAX_CPUS);
-	if (ks_u64(tok[5], &count) || !count)
+	err = ks_u64(tok[5], &count);
+	if (err == -ERANGE)
+		return ks_error(d, lineno, "count '%s' is out of range (above %llu)", tok[5],
+				(unsigned long long)UINT64_MAX);
+	if (err || !count)
 		return ks_error(d, lineno, "count '%s' is not a positive number", tok[5]);
-	if (ks_u64(tok[7], &avg))
+	err = ks_u64(tok[7], &avg);
+	if (err == -ERANGE)
+		return ks_error(d, lineno, "avg '%s' is out of range (above %llu)", tok[7],
+				(unsigned long long)UINT64_MAX);
+	if (err)
 		return ks_error(d, lineno, "avg '%s' is not a number", tok[7]);
-	if (ks_fraction(tok[9]))
+	if (ks_fraction(tok[9], &ppm))
 		return ks_error(d, lineno, "p '%s' is not a fraction 0.dddddd or 1.000000",
 				tok[9]);
 
@@ -218,8 +239,23 @@ int ks_parse_line(struct ks_data *d, const char *line, size_t len,
 		return ks_error(d, lineno, "slot %llu of %s%llu given twice" MERGE_HINT,
 				(unsigned long long)slot, all ? "CPUS " : "CPU ",
 				(unsigned long long)cpu);
+	/*
+	 * The samples of all the CPUS lines, and of all the CPU lines, fit in
+	 * 64 bits: so do those of any CPU, of any slot, and of the CPUs of a
+	 * slot summed. The sums of the values are doubles, which hold the
+	 * kernel's: up to 2^64 - 1 samples of up to 2^64 - 1.
+	 */
+	samples = all ? &d->samples_all : &d->samples_cpu;
+	if (__builtin_add_overflow(*samples, count, samples))
+		return ks_error(d, lineno,
+				"the counts of the %s lines add up to more than %llu: out of range",
+				all ? "CPUS" : "CPU", (unsigned long long)UINT64_MAX);
 	h->count[slot] = count;
 	h->sum[slot] = (double)count * avg;
+	if (ppm >= h->max_ppm) {
+		h->max_ppm = ppm;
+		h->max_line = lineno;
+	}
 	d->lines++;
 	return 0;
 }
@@ -294,10 +330,50 @@ nomem:
 	return -1;
 }
 
+/*
+ * The kernel prints p, the cumulative fraction of a CPU's samples (or of
+ * all CPUs' on the CPUS lines), rounded down to millionths:
+ * floor(cum * 10^6 / total), in lib/kstats.c's kstats_snapshot_take(). It
+ * is 1.000000 when cum reaches total, on the last line (the highest slot)
+ * of each CPU and of the CPUS lines, and below it on every other line.
+ * Lines of a CPU or of CPUS whose p stays below 1 are the start of a
+ * metric whose end is missing: a truncated input. Each input is checked
+ * as read, a file or standard input, a snapshot of --interval or --diff,
+ * an input of --merge: each is a metric's whole text (kstats trace reads
+ * the metric once it is complete too). Input filtered by CPU (grep 'CPU ',
+ * or one CPU's lines) keeps each CPU's last line; input filtered by slot
+ * does not, and is truncated indeed.
+ */
+static int ks_truncated(struct ks_data *d, const struct ks_hist *h, const char *who)
+{
+	snprintf(d->err, sizeof(d->err),
+		 "truncated input: the %s reach p %u.%06u at most (line %lu), not 1.000000",
+		 who, h->max_ppm / KS_PPM, h->max_ppm % KS_PPM, h->max_line);
+	return -1;
+}
+
+static int ks_check_complete(struct ks_data *d)
+{
+	char who[32];
+	size_t c;
+
+	if (d->have_all && d->all.max_ppm != KS_PPM)
+		return ks_truncated(d, &d->all, "CPUS lines");
+	for (c = 0; c < d->ncpus; c++) {
+		if (d->cpu[c].nslots && d->cpu[c].max_ppm != KS_PPM) {
+			snprintf(who, sizeof(who), "lines of CPU %zu", c);
+			return ks_truncated(d, &d->cpu[c], who);
+		}
+	}
+	return 0;
+}
+
 int ks_finish(struct ks_data *d, int forced_bits)
 {
 	int b;
 
+	if (ks_check_complete(d))
+		return -1;
 	if (forced_bits >= 0) {
 		if (!(d->bits_ok & (1u << forced_bits))) {
 			snprintf(d->err, sizeof(d->err),

@@ -20,6 +20,9 @@ struct ks_hist {
 	size_t nslots;		/* slots allocated, at least highest used + 1 */
 	uint64_t *count;
 	double *sum;	/* count * mean of each slot */
+	/* Parsing: the highest p read, in millionths, and its line. */
+	uint32_t max_ppm;
+	unsigned long max_line;
 };
 
 struct ks_data {
@@ -31,6 +34,8 @@ struct ks_data {
 	unsigned int bits_ok;	/* bit b set: frac_bits b fits every line */
 	unsigned long lines;
 	unsigned long possible;	/* CPU count of the CPUS lines */
+	uint64_t samples_all;	/* the counts of the CPUS lines, summed */
+	uint64_t samples_cpu;	/* and of the CPU lines: both fit in 64 bits */
 	char err[256];		/* the first error, with its line number */
 };
 
@@ -41,7 +46,10 @@ int ks_parse_line(struct ks_data *d, const char *line, size_t len,
 		  unsigned long lineno);
 /* Read a whole stream; 0, or -1 with d->err set. */
 int ks_read(struct ks_data *d, FILE *f);
-/* Settle frac_bits (forced >= 0 or inferred); 0, or -1 with d->err set. */
+/*
+ * Settle frac_bits (forced >= 0 or inferred) and check the whole input:
+ * complete (not truncated) and consistent; 0, or -1 with d->err set.
+ */
 int ks_finish(struct ks_data *d, int forced_bits);
 
 uint64_t ks_slot(uint64_t val, int bits);

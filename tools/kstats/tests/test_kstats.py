@@ -27,6 +27,8 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+import xml.dom.minidom
+import xml.parsers.expat
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kstats_gen as gen  # noqa: E402
@@ -53,11 +55,12 @@ def check(name, ok, detail=''):
         print('FAIL: %s %s' % (name, detail))
 
 
-def run(args, stdin=None, raw=False):
+def run(args, stdin=None, raw=False, cwd=None, env=None):
     """Status (-9 if it hangs: killed after HANG s), output, error."""
     try:
         p = subprocess.run(args if raw else [KSTATS] + args, input=stdin,
-                           capture_output=True, text=True, check=False, timeout=HANG)
+                           capture_output=True, text=True, check=False, timeout=HANG,
+                           cwd=cwd, env=env)
     except subprocess.TimeoutExpired as e:
         text = [x.decode(errors='replace') if isinstance(x, bytes) else x or ''
                 for x in (e.stdout, e.stderr)]
@@ -70,6 +73,13 @@ def write(name, text):
     with open(path, 'w', encoding='ascii') as f:
         f.write(text)
     return path
+
+
+def usage_lines(err, tool='kstats'):
+    """A usage error's two lines: 'TOOL: what is wrong', then where to read more."""
+    lines = err.splitlines()
+    return (len(lines) == 2 and lines[0].startswith(tool + ': ') and
+            lines[1] == "Try '%s --help'." % tool)
 
 
 def rank(q, n):
@@ -710,6 +720,150 @@ def test_malformed():
     check('--bits that does not fit the data -> exit 2', rc == 2 and 'inconsistent' in err, err)
 
 
+def test_truncated(rng):
+    """
+    An input cut at a line boundary: the kernel prints p, the cumulative
+    fraction of each CPU's samples and of all CPUs' (the CPUS lines),
+    rounded down to millionths, so that only the last line of each ends
+    at 1.000000. Any other end is a truncated input, in every mode, each
+    input checked as read.
+    """
+    by_cpu = {c: [int(rng.lognormvariate(8, 1)) for _ in range(300)] for c in range(3)}
+    text = gen.render(by_cpu, 3)
+    lines = text.splitlines(True)
+    whole = write('whole', text)
+    rc, out, err = run(['--json', whole])
+    check('truncated: the whole metric is read', rc == 0 and json.loads(out)['count'] == 900,
+          out + err)
+    bad = []
+    for n in range(1, len(lines)):
+        cut = write('cut', ''.join(lines[:n]))
+        rc, out, err = run(['-u', 'ns', cut])
+        if not (rc == 2 and not out and 'truncated' in err and cut in err):
+            bad.append('%d lines: rc %d %s' % (n, rc, (out + err)[:200]))
+    check('truncated: an input cut after any of its %d first lines -> exit 2, "truncated", '
+          'its name' % (len(lines) - 1), not bad, bad[:3])
+    # As the issue's example: the last line a CPUS line below p 1.
+    n = max(i for i, l in enumerate(lines[:len(lines) // 2]) if ' CPUS ' in l) + 1
+    p = lines[n - 1].split()[-1]
+    cut_text = ''.join(lines[:n])
+    cut = write('cut', cut_text)
+    rc, out, err = run(['-u', 'ns', cut])
+    check('truncated: says which lines stay below p 1, where',
+          rc == 2 and 'CPUS lines reach p %s at most (line %d), not 1.000000' % (p, n) in err, err)
+    # By CPU, the highest slot first: p 1 comes first, not last.
+    rc, out, err = run(['--json', '-'], ''.join(sorted(
+        lines, key=lambda l: (l.split()[2:4], -int(l.split()[1])))))
+    check('truncated: a whole metric whose lines are in another order is read',
+          rc == 0 and json.loads(out)['count'] == 900, out + err)
+    cpu_only = [l for l in lines if ' CPUS ' not in l]
+    rc, out, err = run(['-'], ''.join(cpu_only[:len(cpu_only) // 2]))
+    check('truncated: CPU lines only, cut, from standard input -> exit 2, the CPU, -',
+          rc == 2 and 'truncated' in err and 'lines of CPU ' in err and
+          err.startswith('kstats: -: '), err)
+    for args, what in ((['--merge', whole, cut], '--merge'),
+                       (['--diff', cut, whole], '--diff, the old snapshot'),
+                       (['--diff', whole, cut], '--diff, the new snapshot'),
+                       (['--compare', whole, cut], '--compare'),
+                       (['-'], 'standard input')):
+        rc, out, err = run(args, stdin=cut_text if args == ['-'] else None)
+        who = '-' if args == ['-'] else cut
+        check('truncated: %s -> exit 2, "truncated", the file' % what,
+              rc == 2 and not out and 'truncated' in err and 'kstats: %s: ' % who in err, err)
+    rc, out, err, fed = follow_reads(['--interval', '0.2', '--count', '2'], [text, cut_text])
+    check('truncated: a snapshot of --interval -> exit 2, "truncated"',
+          rc == 2 and 'truncated' in err and not fed, (fed, out, err))
+
+
+def test_out_of_range():
+    """Counts, and their sums over lines, CPUs and inputs, fit in 64 bits."""
+    m = 2 ** 64 - 1
+
+    def metric(rows, all_rows=True, cpu_rows=True):
+        """rows: (slot, cpu, count, avg, p) for the CPU lines; the CPUS
+        lines the same, with CPUS 1."""
+        out = ''
+        for slot, cpu, count, avg, p in rows:
+            if cpu_rows:
+                out += 'slot %d CPU %d count %d avg %d p %s\n' % (slot, cpu, count, avg, p)
+            if all_rows:
+                out += 'slot %d CPUS 1 count %d avg %d p %s\n' % (slot, count, avg, p)
+        return out
+
+    # Slot 63 of frac_bits 3 holds 960 to 1023.
+    two = [(0, 0, m, 0, '0.500000'), (63, 0, m, 1000, '1.000000')]
+    for name, text, line in (
+            ('two slots of 2^64 - 1', metric(two), 3),
+            ('two slots of 2^64 - 1, CPUS lines only', metric(two, cpu_rows=False), 2),
+            ('two slots of 2^64 - 1, CPU lines only', metric(two, all_rows=False), 2),
+            ('two CPUs of 2^64 - 1 in a slot, CPU lines only',
+             metric([(63, 0, m, 1000, '1.000000'), (63, 1, m, 1000, '1.000000')],
+                    all_rows=False), 2),
+            ('a count of 23 digits', metric([(63, 0, 10 ** 22, 1000, '1.000000')]), 1),
+            ('a count of 2^64', metric([(63, 0, 2 ** 64, 1000, '1.000000')]), 1),
+            ('an avg of 2^64', metric([(63, 0, 1, 2 ** 64, '1.000000')]), 1)):
+        path = write('range', text)
+        rc, out, err = run([path])
+        check('out of range: %s -> exit 2, "out of range", the file, line %d' % (name, line),
+              rc == 2 and not out and 'out of range' in err and
+              'kstats: %s: line %d: ' % (path, line) in err, err)
+    # 2^64 - 1 itself fits; so do sums of values beyond it (doubles, as
+    # the kernel's sums of offsets hold them: values near 2^64 have them).
+    rc, out, err = run(['--json', write('max', metric([(63, 0, m, 1000, '1.000000')]))])
+    st = json.loads(out) if rc == 0 else {}
+    check('out of range: a count of 2^64 - 1 fits', st.get('count') == m and
+          st.get('mean') == 1000, out + err)
+    top = gen.slot_of(m, 3)
+    rc, out, err = run(['--json', write('max', metric([(top, 0, m, m, '1.000000')]))])
+    st = json.loads(out) if rc == 0 else {}
+    check('out of range: 2^64 - 1 samples of 2^64 - 1 (a sum of values beyond 64 bits)',
+          st.get('count') == m and abs(st.get('mean', 0) / m - 1) < 1e-12, out + err)
+    half = write('big', metric([(63, 0, 2 ** 63 - 1, 1000, '1.000000')]))
+    rc, out, err = run(['--merge', '--json', half, half])
+    st = json.loads(out) if rc == 0 else {}
+    check('out of range: --merge of two inputs of 2^63 - 1 samples: 2^64 - 2, mean 1000',
+          st.get('count') == 2 ** 64 - 2 and st.get('mean') == 1000 and
+          st.get('cpus', {}).get('0', {}).get('count') == 2 ** 64 - 2, out + err)
+    rc, out, err = run(['--merge', half, half, half])
+    check('out of range: --merge of three inputs of 2^63 - 1 samples -> exit 2, '
+          '"out of range", the input', rc == 2 and not out and 'out of range' in err and
+          half in err, err)
+
+
+def test_usage_errors():
+    """A usage error says what is wrong, in a line, then where to read more."""
+    f = write('usage', gen.render({0: [5, 500]}, 3))
+    for args, what in ((['trace'], 'trace: no function'),
+                       ([f, f], '2 inputs where one was expected'),
+                       (['--compare', f], '--compare: two inputs, A and B, not 1'),
+                       (['--diff', f, f, f], '--diff: two inputs, OLD and NEW, not 3'),
+                       ([], 'no input'),
+                       (['--merge'], 'no input'),
+                       (['--frobnicate', f], "'--frobnicate'"),
+                       (['-x', f], "'x'"),
+                       ([f, '--bits'], "'--bits'"),
+                       (['trace', 'f', '--frobnicate'], "'--frobnicate'"),
+                       (['--log2', f], '--log2: only with --hist')):
+        rc, out, err = run(args)
+        check('usage: kstats %s -> exit 1, "%s" in a line, then Try' %
+              (' '.join(os.path.basename(a) for a in args), what),
+              rc == 1 and not out and usage_lines(err) and what in err.splitlines()[0], err)
+    plot = os.path.join(os.path.dirname(KSTATS), 'kstats-plot.sh')
+    for args, what in ((['a', 'b', 'c'], '3 inputs: at most two'),
+                       ([], 'no input'),
+                       (['--frobnicate', 'a'], "unknown option '--frobnicate'"),
+                       (['-t', 'png', '-o'], "option '-o' needs an argument"),
+                       (['-', '-'], 'standard input) given twice'),
+                       (['--heatmap', '-t', 'png', '-o', 'x.png', 'a', 'b'],
+                        '--heatmap: one input'),
+                       (['-s', '9,9; system("touch X")', 'a'], 'is not WxH'),
+                       (['-i', '1; system("touch X")', 'a'], 'is not a number of seconds')):
+        rc, out, err = run(['sh', plot] + args, raw=True, cwd=TMP)
+        check('usage: kstats-plot %s -> exit 1, "%s" in a line, then Try' % (' '.join(args), what),
+              rc == 1 and not out and usage_lines(err, 'kstats-plot') and
+              what in err.splitlines()[0], err)
+
+
 def test_misc(rng):
     values = [int(rng.lognormvariate(9, 1)) for _ in range(2000)]
     path = write('misc', gen.render({0: values, 3: values[:10]}, 3))
@@ -767,7 +921,8 @@ def test_trace_usage():
     """kstats trace's usage errors; the tracing itself runs in the VM
     (tools/testing/selftests/kstats/kstats_tool_test.sh)."""
     rc, _, err = run(['trace'])
-    check('trace without FUNC -> exit 1, usage', rc == 1 and 'usage:' in err, err)
+    check('trace without FUNC -> exit 1, says so (a line, then Try)',
+          rc == 1 and usage_lines(err) and 'no function' in err, err)
     rc, _, err = run(['trace', 'f', '-d', '1', '--', 'true'])
     check('trace: -d and a command -> exit 1', rc == 1 and 'not both' in err, err)
     rc, _, err = run(['trace', 'f', '-d', 'x'])
@@ -838,7 +993,8 @@ def test_plot(rng, flat):
     check('kstats-plot: CPU lines only are summed, the same plot',
           rc == 0 and out == full and not err, out + err)
     rc, _, err = plot_run(['-c', '-'], text)
-    check('kstats-plot -c (no longer --cdf) -> exit 1', rc == 1 and 'usage:' in err, err)
+    check('kstats-plot -c (no longer --cdf) -> exit 1, an unknown option',
+          rc == 1 and usage_lines(err, 'kstats-plot') and "unknown option '-c'" in err, err)
     rc, out, _ = plot_run(['--version'], '')
     check('kstats-plot --version', rc == 0 and out.startswith('kstats-plot '), out)
     # Density: a log-uniform distribution plots flat (raw counts per slot
@@ -900,6 +1056,107 @@ def test_plot(rng, flat):
     man = os.path.join(os.path.dirname(KSTATS), 'kstats-plot.1')
     check('kstats-plot has a man page', os.path.exists(man) and
           '.SH OPTIONS' in open(man).read())
+    test_plot_names(plot, text, hm)
+
+
+def svg_text(path):
+    """The titles of an SVG plot's curves (gnuplot writes a newline in one
+    as \\n) and all its texts; None, None if it is not valid SVG."""
+    try:
+        doc = xml.dom.minidom.parse(path)
+    except (OSError, xml.parsers.expat.ExpatError):
+        return None, None
+    titles = []
+    for g in doc.getElementsByTagName('g'):
+        if g.getAttribute('id').startswith('gnuplot_plot_'):
+            t = g.getElementsByTagName('title')
+            titles.append(t[0].firstChild.data if t and t[0].firstChild else '')
+    def data(node):
+        return ''.join(c.data if c.nodeType == c.TEXT_NODE else data(c) for c in node.childNodes)
+    return titles, [data(t) for t in doc.getElementsByTagName('text')]
+
+
+# ssh -- HOST COMMAND..., as OpenSSH: the remote shell runs the words of
+# COMMAND joined by spaces; the metrics of /sys/kernel/debug/kstats/ are
+# those of $FAKE_REMOTE.
+FAKE_SSH = r"""#!/bin/sh
+[ "$1" = -- ] && shift
+[ "$1" = testhost ] || { echo "ssh: $1: not the test's host" >&2; exit 255; }
+shift
+cmd=$(printf '%s\n' "$*" | sed "s|/sys/kernel/debug/kstats/|$FAKE_REMOTE/|")
+exec sh -c "$cmd"
+"""
+
+
+def test_plot_names(plot, text, series):
+    """
+    kstats-plot passes no input name to a shell or to gnuplot as code
+    (#32): with quotes, spaces, $(...), backquotes, newlines in the names
+    of its inputs and output, each plot works, runs nothing, and its
+    legend shows the name as it is.
+    """
+    names = ["a';touch INJECTED;'b", "it's run.txt", 'say "hi" twice', '$(touch X)',
+             '`touch Y`', 'new\nline', 'ends in a newline\n',
+             '\'"; system("touch G"); "', '-starts with a dash', 'back\\slash & <tag>']
+    # The inputs, and where the plots run: a 'touch' would write there.
+    d = os.path.join(TMP, 'names')
+    out = os.path.join(TMP, 'names-out')
+    os.mkdir(d)
+    os.mkdir(out)
+    for n in names:
+        with open(os.path.join(d, n), 'w', encoding='ascii') as f:
+            f.write(text)
+    heat = names[0] + '.series'
+    shutil.copy(series, os.path.join(d, heat))
+
+    def plot_in(args, env=None):
+        rc, _, err = run(['sh', plot] + args, raw=True, cwd=d, env=env)
+        return rc, err
+
+    def shown(n):
+        return n.replace('\n', '\\n')
+
+    for i, n in enumerate(names):
+        img = os.path.join(out, 'it\'s "%d"\n.svg' % i)
+        rc, err = plot_in(['-t', 'svg', '-o', img, '--', n])
+        titles, _ = svg_text(img)
+        check('kstats-plot of %r (into an SVG whose name has quotes): its curve, '
+              'titled with the name' % n, rc == 0 and titles == [shown(n)], (rc, err, titles))
+    img = os.path.join(out, 'cpus.svg')
+    rc, err = plot_in(['--per-cpu', '--cdf', '-t', 'svg', '-o', img, '--', names[0], names[3]])
+    titles, _ = svg_text(img)
+    want = [shown(n) + ' CPU %d' % c for n in (names[0], names[3]) for c in (0, 2)]
+    check('kstats-plot --per-cpu of two such names: a curve per CPU, "NAME CPU N"',
+          rc == 0 and titles == want, (rc, err, titles))
+    img = os.path.join(out, 'heat.svg')
+    rc, err = plot_in(['--heatmap', '-t', 'svg', '-o', img, '--', heat])
+    _, texts = svg_text(img)
+    check('kstats-plot --heatmap of %r: the name as its title' % heat,
+          rc == 0 and texts and heat in texts, (rc, err, texts))
+    img = os.path.join(out, 'q.png')
+    rc, err = plot_in(['-t', 'png', '-o', img, names[0]])
+    with open(img, 'rb') if os.path.exists(img) else io.BytesIO() as f:
+        png = f.read()
+    check('kstats-plot -t png -o q.png %r: the image (the issue\'s example)' % names[0],
+          rc == 0 and png.startswith(b'\x89PNG'), err)
+    # -H: the metric's name goes to the remote shell quoted.
+    fake = os.path.join(TMP, 'fakebin')
+    os.mkdir(fake)
+    with open(os.path.join(fake, 'ssh'), 'w', encoding='ascii') as f:
+        f.write(FAKE_SSH)
+    os.chmod(os.path.join(fake, 'ssh'), 0o755)
+    env = dict(os.environ, PATH=fake + os.pathsep + os.environ['PATH'], FAKE_REMOTE=d)
+    img = os.path.join(out, 'host.svg')
+    rc, err = plot_in(['-H', 'testhost', '-t', 'svg', '-o', img, '--', names[3], names[6]], env)
+    titles, _ = svg_text(img)
+    check('kstats-plot -H HOST of %r and %r: read through ssh, titled with the names'
+          % (names[3], names[6]), rc == 0 and titles == [shown(names[3]), shown(names[6])],
+          (rc, err, titles))
+    ran = [os.path.join(r, f) for r, _, fs in os.walk(TMP) for f in fs
+           if f in ('INJECTED', 'X', 'Y', 'G')]
+    check('kstats-plot: no command in a name ran (no file INJECTED, X, Y or G made), '
+          'the inputs are as they were', not ran and
+          sorted(os.listdir(d)) == sorted(names + [heat]), (ran, os.listdir(d)))
 
 
 def main():
@@ -926,6 +1183,9 @@ def main():
         test_compare(rng)
         test_diff_interval(rng)
         test_malformed()
+        test_truncated(rng)
+        test_out_of_range()
+        test_usage_errors()
         test_misc(rng)
         test_trace_usage()
         test_plot(rng, flat)
