@@ -49,7 +49,7 @@ while read -r opt; do
 done < <(sed -n 's/^# \(CONFIG_[A-Z0-9_]*\) is not set$/\1/p' $frags)
 [ $bad -eq 0 ] || die "$name: config fragment not satisfied"
 
-step "building $name and modules (-j$JOBS; a few minutes the first time)"
+step "building $name and modules (-j$JOBS; from an empty cache, 6 to 29 minutes on 2 cores)"
 mk -j"$JOBS" -s bzImage modules
 rm -rf "$BUILD_X86/modinst"
 mk -s INSTALL_MOD_PATH="$BUILD_X86/modinst" INSTALL_MOD_STRIP=1 modules_install

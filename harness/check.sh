@@ -355,7 +355,7 @@ tools_check() {
 # The debug kernel (KASAN, lockdep, kmemleak...) runs the VM of steps 2
 # and 6; the bisect builds of step 9 start from its objects. `make demo` and
 # `make bench` use the plain kernel of the same sources.
-step "[2/9] KUnit, kselftests and torture in the x86_64 VM, debug kernel (first run builds it: about 9 minutes)"
+step "[2/9] KUnit, kselftests and torture in the x86_64 VM, debug kernel (a first run builds it: 6 to 29 minutes on 2 cores, most of the time of make check)"
 if ! wait "$BUILD"; then
 	tail -n 40 "$LOGS/build-debug.log"
 	fail "build the x86_64 debug kernel"
