@@ -55,7 +55,11 @@ ks_mark "$BEGIN_MARK"
 [ -e "$DEBUGFS/kmemleak" ] && echo clear > "$DEBUGFS/kmemleak"
 
 # The total count of a metric, and the count of one CPU.
-total() { awk '$3 == "CPUS" { n += $6 } END { print n + 0 }' "$K/$1" 2>/dev/null; }
+# (0 for a metric that is not there: busybox awk prints nothing then.)
+total() {
+	t=$(awk '$3 == "CPUS" { n += $6 } END { print n + 0 }' "$K/$1" 2>/dev/null)
+	echo "${t:-0}"
+}
 on_cpu() { awk -v c="$2" '$3 == "CPU" && $4 == c { n += $6 } END { print n + 0 }' "$K/$1"; }
 ctl() { [ "$("$H" write "$CTL" "$1")" = OK ]; }
 # What the kernel prints first when it reports a bug: what is not expected
