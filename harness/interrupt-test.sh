@@ -63,7 +63,10 @@ rc=0
 interrupt() {
 	local t=$1 ready=$2 log=$3 pid
 	shift 3
-	(KSTATS_INTERRUPT_TEST=$token exec setsid make "$@" > "$log" 2>&1) &
+	# SIGINT as a terminal's foreground job has it: run from make check,
+	# this script is a background job, which ignores it.
+	(KSTATS_INTERRUPT_TEST=$token exec env --default-signal=INT setsid make "$@" \
+		> "$log" 2>&1) &
 	pid=$!
 	if ! wait_until 600 "$ready"; then
 		tail -n 20 "$log"
