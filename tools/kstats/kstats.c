@@ -71,7 +71,8 @@ static const char kstats_help[] =
 "      --cpu N             one CPU only\n"
 "      --per-cpu           one row per CPU\n"
 "  -u, --unit U            the values are in U (ns, us, ms or s): print them\n"
-"                          with a unit, scaled up to s\n"
+"                          with a unit, scaled up to s, 3 significant digits\n"
+"                          (bounds rounded outwards, so that they hold)\n"
 "      --hist              terminal histogram: density per octave, CDF,\n"
 "                          cumulative %, percentiles\n"
 "      --log2              with --hist: slots of powers of 2 (frac_bits 0)\n"
@@ -205,21 +206,185 @@ static void load(struct ks_data *d, const char *path)
 
 static const char * const unit_names[] = { "ns", "us", "ms", "s" };
 
-/* Numbers: plain, or with a time unit from that of --unit upwards. */
-static const char *fmt_val(char *buf, size_t n, double v)
-{
-	const char * const *units = unit_names;
-	int u = opt.human - 1;
+/* Rounding of a printed number: down, to nearest, up. */
+enum { RND_DOWN = -1, RND_NEAR = 0, RND_UP = 1 };
 
-	if (!opt.human) {
-		snprintf(buf, n, "%.0f", v);
-		return buf;
+static int ndigits(uint64_t v)
+{
+	int d = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		d++;
 	}
-	while (u < 3 && fabs(v) >= 1000) {
-		v /= 1000;
+	return d;
+}
+
+static uint64_t pow10u(int e)
+{
+	uint64_t p = 1;
+
+	while (e-- > 0)
+		p *= 10;
+	return p;
+}
+
+/*
+ * @v / 10^@frac (@frac <= 19) exactly, in integer arithmetic, without
+ * trailing zeros: 1023 and 9 give 0.000001023.
+ */
+static const char *fmt_fixed(char *buf, size_t n, uint64_t v, int frac)
+{
+	uint64_t p = pow10u(frac), r = frac ? v % p : 0;
+	int len = snprintf(buf, n, "%llu", (unsigned long long)(frac ? v / p : v));
+	char f[40];
+
+	if (r && len > 0 && (size_t)len < n) {
+		snprintf(f, sizeof(f), "%0*llu", frac & 31, (unsigned long long)r);
+		while (f[frac - 1] == '0')
+			frac--;
+		snprintf(buf + len, n - len, ".%.*s", frac, f);
+	}
+	return buf;
+}
+
+/*
+ * -@m * 10^@e if @neg, else @m * 10^@e, in unit @u (of unit_names), in
+ * the largest unit up to s where it is 1000 or more: each digit of @m
+ * printed, no other.
+ */
+static const char *fmt_digits(char *buf, size_t n, int neg, uint64_t m, int e, int u)
+{
+	const char *sign = neg && m ? "-" : "";
+	uint64_t p;
+
+	while (u < 3 && ndigits(m) + e > 3) {
+		e -= 3;
 		u++;
 	}
-	snprintf(buf, n, "%.3g %s", v, units[u]);
+	if (e >= 0) {
+		snprintf(buf, n, "%s%llu%.*s %s", sign, (unsigned long long)m, e,
+			 "0000000000000000000000", unit_names[u]);
+	} else if (e < -19) {
+		snprintf(buf, n, "0 %s", unit_names[u]);
+	} else {
+		p = pow10u(-e);
+		snprintf(buf, n, "%s%llu.%0*llu %s", sign, (unsigned long long)(m / p), -e,
+			 (unsigned long long)(m % p), unit_names[u]);
+	}
+	return buf;
+}
+
+/* @v cut to 3 significant digits, rounded as @dir: *@m * 10^*@e. */
+static void sig3_u64(uint64_t v, int dir, uint64_t *m, int *e)
+{
+	int d = ndigits(v);
+	uint64_t p, r;
+
+	*m = v;
+	*e = 0;
+	if (d <= 3)
+		return;
+	p = pow10u(d - 3);
+	r = v % p;
+	*m = v / p;
+	*e = d - 3;
+	if ((dir == RND_UP && r) || (dir == RND_NEAR && r >= p - r))
+		(*m)++;
+	if (*m == 1000) {
+		*m = 100;
+		(*e)++;
+	}
+}
+
+/*
+ * A number in the unit of --unit, scaled up to s, with 3 significant
+ * digits (trailing zeros kept when @pad: a column of values reads alike),
+ * rounded as @dir, so that a bound printed still holds; plain without
+ * --unit: @v exactly, an integer.
+ */
+static const char *fmt_u64(char *buf, size_t n, uint64_t v, int dir, int pad)
+{
+	uint64_t m;
+	int e, d;
+
+	if (!opt.human) {
+		snprintf(buf, n, "%llu", (unsigned long long)v);
+		return buf;
+	}
+	sig3_u64(v, dir, &m, &e);
+	d = ndigits(m);
+	if (pad && v && d < 3) {
+		m *= pow10u(3 - d);
+		e -= 3 - d;
+	}
+	return fmt_digits(buf, n, 0, m, e, opt.human - 1);
+}
+
+static const char *fmt_num(char *buf, size_t n, double v, int dir, int pad)
+{
+	double a = fabs(v), x = 0;
+	int neg = v < 0, e, i;
+
+	if (!opt.human || !isfinite(v)) {
+		snprintf(buf, n, "%.0f", dir == RND_DOWN ? floor(v) : dir == RND_UP ? ceil(v) : v);
+		return buf;
+	}
+	if (neg)
+		dir = -dir;
+	if (a == floor(a) && a < 0x1p64) {
+		fmt_u64(buf + neg, n - neg, (uint64_t)a, dir, pad);
+		if (neg)
+			buf[0] = '-';
+		return buf;
+	}
+	/* a = x * 10^e, x rounded as dir to 3 digits (100 to 999). */
+	e = (int)floor(log10(a)) - 2;
+	for (i = 0; i < 4; i++) {
+		x = e >= 0 ? a / pow(10, e) : a * pow(10, -e);
+		x = dir == RND_DOWN ? floor(x) : dir == RND_UP ? ceil(x) : round(x);
+		if (x >= 1000)
+			e++;
+		else if (x < 100)
+			e--;
+		else
+			break;
+	}
+	return fmt_digits(buf, n, neg, x < 100 ? 100 : x >= 1000 ? 999 : (uint64_t)x, e,
+			  opt.human - 1);
+}
+
+/* A value: 3 significant digits with --unit (2.40 us above 2.38 us). */
+static const char *fmt_val(char *buf, size_t n, double v)
+{
+	return fmt_num(buf, n, v, RND_NEAR, 1);
+}
+
+/* Bounds, rounded outwards: what is printed holds. */
+static const char *fmt_lo(char *buf, size_t n, uint64_t v)
+{
+	return fmt_u64(buf, n, v, RND_DOWN, 0);
+}
+
+static const char *fmt_hi(char *buf, size_t n, uint64_t v)
+{
+	return fmt_u64(buf, n, v, RND_UP, 0);
+}
+
+/*
+ * A bound exactly, in integer arithmetic: with --unit, in the largest
+ * unit up to s where it is 1 or more (1151 ns: 1.151 us).
+ */
+static const char *fmt_exact(char *buf, size_t n, uint64_t v)
+{
+	char num[40];
+	int u = opt.human - 1, k = 0;
+
+	if (!opt.human)
+		return fmt_fixed(buf, n, v, 0);
+	while (u + k < 3 && v >= pow10u(3 * (k + 1)))
+		k++;
+	snprintf(buf, n, "%s %s", fmt_fixed(num, sizeof(num), v, 3 * k), unit_names[u + k]);
 	return buf;
 }
 
@@ -380,18 +545,19 @@ static void print_summary(const char *label, const struct ks_data *d,
 		return;
 	printf("mean    %s\n", fmt_val(a, sizeof(a), st.mean));
 	printf("min     %-12s [%s, %s]\n", fmt_val(a, sizeof(a), slot_mean(h, st.first)),
-	       fmt_val(b, sizeof(b), ks_slot_min(st.first, d->bits)),
-	       fmt_val(c, sizeof(c), ks_slot_max(st.first, d->bits)));
+	       fmt_lo(b, sizeof(b), ks_slot_min(st.first, d->bits)),
+	       fmt_hi(c, sizeof(c), ks_slot_max(st.first, d->bits)));
 	printf("max     %-12s [%s, %s]\n", fmt_val(a, sizeof(a), slot_mean(h, st.last)),
-	       fmt_val(b, sizeof(b), ks_slot_min(st.last, d->bits)),
-	       fmt_val(c, sizeof(c), ks_slot_max(st.last, d->bits)));
+	       fmt_lo(b, sizeof(b), ks_slot_min(st.last, d->bits)),
+	       fmt_hi(c, sizeof(c), ks_slot_max(st.last, d->bits)));
 	for (i = 0; i < opt.npct; i++)
 		printf("p%-6s %-12s [%s, %s]\n", pct_name(q, sizeof(q), st.pct[i].q),
 		       fmt_val(a, sizeof(a), st.pct[i].value),
-		       fmt_val(b, sizeof(b), st.pct[i].lo),
-		       fmt_val(c, sizeof(c), st.pct[i].hi));
+		       fmt_lo(b, sizeof(b), st.pct[i].lo),
+		       fmt_hi(c, sizeof(c), st.pct[i].hi));
 	printf("mad     %-12s [%s, %s]\n", fmt_val(a, sizeof(a), st.mad),
-	       fmt_val(b, sizeof(b), st.mad_lo), fmt_val(c, sizeof(c), st.mad_hi));
+	       fmt_num(b, sizeof(b), st.mad_lo, RND_DOWN, 0),
+	       fmt_num(c, sizeof(c), st.mad_hi, RND_UP, 0));
 }
 
 static void print_row(const char *who, const struct ks_data *d, const struct ks_hist *h)
@@ -566,6 +732,17 @@ static double om_value(double v)
 }
 
 /*
+ * A bucket's bound in the family's unit, exactly: the integer bound in
+ * the unit recorded, or in seconds with -u, its decimal by integer
+ * division and remainder (a double has 53 bits: 2^63 - 1 ns would print
+ * below itself, as 9223372036.85).
+ */
+static const char *om_le(char *buf, size_t n, uint64_t v)
+{
+	return fmt_fixed(buf, n, v, opt.human ? 3 * (4 - opt.human) : 0);
+}
+
+/*
  * One series: a bucket for each slot of frac_bits opt.le_bits but the
  * last (+Inf holds it), empty ones included, so that every series of the
  * family has the same bounds, whatever its input: sums across CPUs and
@@ -578,6 +755,7 @@ static void om_series(const char *family, const char *labels, const struct ks_da
 	unsigned int nr = ks_nr_slots(opt.le_bits), cs;
 	uint64_t *count = calloc(nr, sizeof(*count)), cum = 0;
 	double sum = 0;
+	char le[40];
 	size_t s;
 
 	if (!count)
@@ -590,8 +768,8 @@ static void om_series(const char *family, const char *labels, const struct ks_da
 	}
 	for (cs = 0; cs + 1 < nr; cs++) {
 		cum += count[cs];
-		printf("%s_bucket{%sle=\"%.12g\"} %llu\n", family, labels,
-		       om_value((double)ks_slot_max(cs, opt.le_bits)),
+		printf("%s_bucket{%sle=\"%s\"} %llu\n", family, labels,
+		       om_le(le, sizeof(le), ks_slot_max(cs, opt.le_bits)),
 		       (unsigned long long)cum);
 	}
 	cum += count[cs];
@@ -923,7 +1101,8 @@ static void compare_line(const char *what, int w, double va, double vb,
 		printf("  [%+.1f%%, %+.1f%%]%s\n", dlo / va * 100, dhi / va * 100,
 		       dlo <= 0 && dhi >= 0 ? "  ~" : "");
 	else
-		printf("  [%s, %s]%s\n", fmt_val(l, sizeof(l), dlo), fmt_val(h, sizeof(h), dhi),
+		printf("  [%s, %s]%s\n", fmt_num(l, sizeof(l), dlo, RND_DOWN, 0),
+		       fmt_num(h, sizeof(h), dhi, RND_UP, 0),
 		       dlo <= 0 && dhi >= 0 ? "  ~" : "");
 }
 
@@ -990,7 +1169,7 @@ static void compare(const struct ks_data *a, const struct ks_data *b,
 	printf("   D: the largest gap between the two CDFs, %.2f%% of the samples",
 	       dmax * 100);
 	if (dmax > 0)
-		printf(", at %s", fmt_val(x, sizeof(x), (double)ks_slot_max(at, a->bits)));
+		printf(", at %s", fmt_exact(x, sizeof(x), ks_slot_max(at, a->bits)));
 	printf(";\n   p: the chance of a gap as large if both were independent samples of\n"
 	       "   one distribution\n");
 }

@@ -12,6 +12,7 @@ then PASS/FAIL lines and "N passed, N failed"; exits 1 on any failure.
 import bisect
 import csv
 import errno
+import fractions
 import io
 import json
 import math
@@ -1159,6 +1160,97 @@ def test_plot_names(plot, text, series):
           sorted(os.listdir(d)) == sorted(names + [heat]), (ran, os.listdir(d)))
 
 
+UNIT_NS = {'ns': 1, 'us': 10 ** 3, 'ms': 10 ** 6, 's': 10 ** 9}
+
+
+def value_ns(text, unit='ns'):
+    """A number printed with -u UNIT ("1.03 us"), or plain, as a Fraction of ns
+    (of the unit recorded, UNIT)."""
+    words = text.split()
+    scale = fractions.Fraction(UNIT_NS[words[1]], UNIT_NS[unit]) if len(words) > 1 else 1
+    return fractions.Fraction(words[0]) * scale
+
+
+def brackets(out):
+    """{row name: (lo, hi)} of the [lo, hi] of each line of a summary."""
+    return {l.split()[0]: m.groups() for l in out.splitlines()
+            for m in [re.search(r'\[([^],]+), ([^]]+)\]', l)] if m}
+
+
+def test_exact_bounds(rng):
+    """
+    #32, 5: bounds print exactly, above 2^53 too (a double has 53 bits):
+    OpenMetrics' le are the slots' bounds, in seconds with -u their exact
+    decimal; the summary's [lo, hi] are the integers, or rounded outwards
+    with -u, so that what is printed holds.
+    """
+    values = ([2 ** 64 - 1 - rng.randrange(2 ** 62) for _ in range(500)] +
+              [2 ** 41 + rng.randrange(2 ** 45) for _ in range(500)] +
+              [rng.randrange(5000) for _ in range(500)] + [2 ** 64 - 1, 0, 2 ** 63 - 1])
+    srt = sorted(values)
+    path = write('huge', gen.render({0: values}, 3))
+    for unit, scale in ((None, 1), ('ns', 10 ** 9), ('us', 10 ** 6), ('ms', 10 ** 3),
+                        ('s', 1)):
+        rc, out, err = run(['--openmetrics', '--le-bits', '3'] +
+                           (['-u', unit] if unit else []) + [path])
+        les = re.findall(r'_bucket\{metric="huge",le="([^"]+)"\} (\d+)$', out, re.M)
+        bad = []
+        for k, (le, n) in enumerate(les[:-1]):
+            exact = fractions.Fraction(le) * scale
+            if exact != gen.slot_max(k, 3) or int(n) != bisect.bisect_right(srt, exact):
+                bad.append('slot %d: le="%s" for %d, %s samples' % (k, le,
+                                                                   gen.slot_max(k, 3), n))
+        check('OpenMetrics%s --le-bits 3: every le is the exact bound of its slot (%d '
+              'buckets, up to 2^64 - 1), each count exact' % (' -u ' + unit if unit else '',
+                                                              len(les) - 1),
+              rc == 0 and len(les) == (65 - 3) << 3 and les[-1][0] == '+Inf' and not bad,
+              (bad[:4], err))
+    pcts = '1,50,90,99.9,100'
+    rc, out, _ = run(['--json', '-p', pcts, path])
+    st = json.loads(out) if rc == 0 else {'percentiles': {}}
+    want = {'p' + q: (p['lo'], p['hi']) for q, p in st['percentiles'].items()}
+    rc, out, err = run(['-p', pcts, path])
+    got = {k: (int(a), int(b)) for k, (a, b) in brackets(out).items() if k in want}
+    check('summary: the bounds of percentiles past 2^53 are the exact integers',
+          rc == 0 and len(want) == 5 and got == want, (want, got, err))
+    rc, out, err = run(['-u', 'ns', '-p', pcts, path])
+    got = {k: (value_ns(a), value_ns(b)) for k, (a, b) in brackets(out).items() if k in want}
+    check('summary -u ns: each [lo, hi] printed holds the slot, rounded outwards '
+          'by less than 1%',
+          rc == 0 and len(got) == 5 and
+          all(lo * 0.99 <= got[k][0] <= lo and hi <= got[k][1] <= hi * 1.01
+              for k, (lo, hi) in want.items()), (want, got, err))
+
+
+def sig_digits(text):
+    """The significant digits of a number printed with its unit: '2.40 us': 3."""
+    return len(text.split()[0].lstrip('-').replace('.', '').lstrip('0'))
+
+
+def test_sig_digits(rng):
+    """#32, 11: the values of a column print with 3 significant digits each, with
+    -u (2.40 us above 2.38 us, not 2.4 us)."""
+    by_cpu = {0: [2400] * 50, 1: [2380] * 50, 2: [int(rng.lognormvariate(8, 1))
+                                                  for _ in range(300)], 3: [5] * 3}
+    path = write('sig', gen.render(by_cpu, 3))
+    rc, out, err = run(['-u', 'ns', '--per-cpu', path])
+    rows = [l.split('  ') for l in out.splitlines()[1:]]
+    cells = [c.strip() for r in rows for c in r[1:] if c.strip() and not c.strip().isdigit()]
+    means = {l.split()[0]: ' '.join(l.split()[2:4]) for l in out.splitlines()[1:]}
+    check('-u ns --per-cpu: every value of the table has 3 significant digits '
+          '(2.40 us above 2.38 us, 5.00 ns; 0 is 0)',
+          rc == 0 and means.get('0') == '2.40 us' and means.get('1') == '2.38 us' and
+          means.get('3') == '5.00 ns' and len(cells) >= 4 * 7 and
+          all((sig_digits(c) == 3 or c.split()[0] == '0') and c.split()[1] in UNIT_NS
+              for c in cells),
+          (cells, out, err))
+    rc, out, err = run(['-u', 'ns', '--cpu', '0', path])
+    values = [l.split()[1] + ' ' + l.split()[2] for l in out.splitlines()
+              if re.match(r'(mean|p[\d.]+) ', l)]
+    check('-u ns: the mean and percentiles of 2400 ns print as 2.40 us',
+          rc == 0 and len(values) == 6 and set(values) == {'2.40 us'}, out + err)
+
+
 def main():
     global KSTATS, TMP
     if len(sys.argv) != 2:
@@ -1189,6 +1281,9 @@ def main():
         test_misc(rng)
         test_trace_usage()
         test_plot(rng, flat)
+        # #32's tests: random numbers of their own, the others' as they were.
+        test_exact_bounds(random.Random('%d-exact' % seed))
+        test_sig_digits(random.Random('%d-sig' % seed))
     finally:
         shutil.rmtree(TMP)
     print('%d passed, %d failed' % (RESULTS['passed'], RESULTS['failed']))
