@@ -76,7 +76,8 @@ static const char kstats_help[] =
 "      --hist              terminal histogram: density per octave, CDF,\n"
 "                          cumulative %, percentiles\n"
 "      --log2              with --hist: slots of powers of 2 (frac_bits 0)\n"
-"      --json              JSON\n"
+"      --json              JSON (min and max as their slots' bounds:\n"
+"                          min_bounds, max_bounds)\n"
 "      --csv               one CSV row per slot: slot,lo,hi,count,mean,cdf,\n"
 "                          fraction,per_octave,per_unit (densities)\n"
 "      --openmetrics       OpenMetrics histogram (Prometheus textfile): the\n"
@@ -90,7 +91,7 @@ static const char kstats_help[] =
 "  -i, --interval SECS     print the samples of each interval, and their rate\n"
 "  -c, --count K           stop after K intervals\n"
 "      --rows              with --interval: a line per interval (count, rate,\n"
-"                          percentiles, by default 50,90,99, max), as vmstat\n"
+"                          percentiles, by default 50,90,99, max<=), as vmstat\n"
 "      --diff              subtract the first input from the second\n"
 "      --compare           compare two inputs: changes, 95% intervals, KS test\n"
 "  -d, --duration SECS     kstats trace: trace for SECS seconds\n"
@@ -532,7 +533,7 @@ static const char *pct_name(char *buf, size_t n, double q)
 static void print_summary(const char *label, const struct ks_data *d,
 			  const struct ks_hist *h)
 {
-	char a[64], b[64], c[64], q[32];
+	char a[64], b[64], c[64], q[72];
 	struct stats st;
 	int i;
 
@@ -544,10 +545,16 @@ static void print_summary(const char *label, const struct ks_data *d,
 	if (!st.n)
 		return;
 	printf("mean    %s\n", fmt_val(a, sizeof(a), st.mean));
-	printf("min     %-12s [%s, %s]\n", fmt_val(a, sizeof(a), slot_mean(h, st.first)),
+	/*
+	 * The smallest and largest samples lie in the first and last slots:
+	 * their means are not them, the slots' bounds hold.
+	 */
+	snprintf(q, sizeof(q), ">= %s", fmt_lo(a, sizeof(a), ks_slot_min(st.first, d->bits)));
+	printf("min     %-12s [%s, %s]\n", q,
 	       fmt_lo(b, sizeof(b), ks_slot_min(st.first, d->bits)),
 	       fmt_hi(c, sizeof(c), ks_slot_max(st.first, d->bits)));
-	printf("max     %-12s [%s, %s]\n", fmt_val(a, sizeof(a), slot_mean(h, st.last)),
+	snprintf(q, sizeof(q), "<= %s", fmt_hi(a, sizeof(a), ks_slot_max(st.last, d->bits)));
+	printf("max     %-12s [%s, %s]\n", q,
 	       fmt_lo(b, sizeof(b), ks_slot_min(st.last, d->bits)),
 	       fmt_hi(c, sizeof(c), ks_slot_max(st.last, d->bits)));
 	for (i = 0; i < opt.npct; i++)
@@ -610,8 +617,8 @@ static void json_stats(const struct ks_data *d, const struct ks_hist *h, int top
 	compute(h, d->bits, &st);
 	printf("{\"count\":%llu", (unsigned long long)st.n);
 	if (st.n) {
-		printf(",\"mean\":%.3f,\"min\":%.0f,\"max\":%.0f",
-		       st.mean, slot_mean(h, st.first), slot_mean(h, st.last));
+		/* min and max: their slots' bounds; the slots' means are not them. */
+		printf(",\"mean\":%.3f", st.mean);
 		printf(",\"min_bounds\":[%llu,%llu],\"max_bounds\":[%llu,%llu]",
 		       (unsigned long long)ks_slot_min(st.first, d->bits),
 		       (unsigned long long)ks_slot_max(st.first, d->bits),
@@ -1231,13 +1238,12 @@ static void follow_print(const struct ks_data *d, long i, double secs, int reset
 			printf("%8s %10s %10s", "interval", "count", "rate/s");
 			for (k = 0; k < opt.npct; k++)
 				printf(" %10s%s", "p", pct_name(x, sizeof(x), opt.pct[k]));
-			printf(" %11s\n", "max");
+			printf(" %11s\n", "max<=");
 		}
 		printf("%8ld %10llu %10.1f", i, (unsigned long long)st.n, st.n / secs);
 		for (k = 0; k < opt.npct; k++)
 			printf(" %11s", st.n ? fmt_val(x, sizeof(x), st.pct[k].value) : "-");
-		printf(" %11s%s\n",
-		       st.n ? fmt_val(x, sizeof(x), slot_mean(selected(d), st.last)) : "-",
+		printf(" %11s%s\n", st.n ? fmt_hi(x, sizeof(x), ks_slot_max(st.last, d->bits)) : "-",
 		       reset ? "  (reset)" : "");
 	} else if (opt.out == OUT_JSON) {
 		printf("{\"interval\":%ld,\"time\":%.3f,\"seconds\":%.3f",

@@ -655,14 +655,14 @@ def test_diff_interval(rng):
     rows = out.splitlines()
     check('interval --rows: a header, a line per interval, a reset said and followed',
           rc == 0 and not fed and len(rows) == 3 and
-          rows[0].split() == ['interval', 'count', 'rate/s', 'p50', 'p90', 'p99', 'max'] and
+          rows[0].split() == ['interval', 'count', 'rate/s', 'p50', 'p90', 'p99', 'max<='] and
           rows[1].split()[1] == '200' and rows[1].endswith('(reset)') and
           rows[2].split()[1] == '300' and 'reset; counting from it again' in err,
           (fed, out, err))
     rc, out, err, fed = follow(['--rows', '-p', '50,99.9'], [gen.render({0: values[:200]}, 3)])
     check('interval --rows -p 50,99.9: those percentiles',
           rc == 0 and not fed and
-          out.split()[:6] == ['interval', 'count', 'rate/s', 'p50', 'p99.9', 'max'],
+          out.split()[:6] == ['interval', 'count', 'rate/s', 'p50', 'p99.9', 'max<='],
           (fed, out, err))
     rc, _, err = run(['--rows', '-'], stdin='')
     check('--rows without --interval -> exit 1', rc == 1 and 'only with --interval' in err, err)
@@ -1251,6 +1251,42 @@ def test_sig_digits(rng):
           rc == 0 and len(values) == 6 and set(values) == {'2.40 us'}, out + err)
 
 
+def test_min_max(rng):
+    """
+    #32, 4: the smallest and largest samples lie in the first and last
+    slots, not at their means: uniform samples from 1000 to 2000 printed
+    min 1011 [960, 1023] and max 1959 [1920, 2047], neither true. The
+    bounds that hold are printed, and JSON's fields are the bounds.
+    """
+    values = [rng.randint(1000, 2000) for _ in range(5000)] + [1000, 2000]
+    path = write('uniform', gen.render({0: values[:2500], 1: values[2500:]}, 3))
+    rc, out, err = run([path])
+    rows = {l.split()[0]: l.split()[1:] for l in out.splitlines()}
+    check('summary: min >= 960 [960, 1023], max <= 2047 [1920, 2047]: bounds, no slot mean',
+          rc == 0 and rows.get('min') == ['>=', '960', '[960,', '1023]'] and
+          rows.get('max') == ['<=', '2047', '[1920,', '2047]'], out + err)
+    rc, out, err = run(['-u', 'ns', path])
+    rows = {l.split()[0]: ' '.join(l.split()[1:]) for l in out.splitlines()}
+    check('summary -u ns: min >= 960 ns, max <= 2.05 us (the bound rounded up: it holds)',
+          rc == 0 and rows.get('min') == '>= 960 ns [960 ns, 1.03 us]' and
+          rows.get('max') == '<= 2.05 us [1.92 us, 2.05 us]', out + err)
+    rc, out, err = run(['--json', path])
+    st = json.loads(out) if rc == 0 else {}
+    every = [st] + list(st.get('cpus', {}).values())
+    check('JSON: min_bounds and max_bounds, no "min" or "max" (slot means), '
+          'on the CPUs too',
+          len(every) == 3 and
+          all('min' not in s and 'max' not in s and s['min_bounds'] == [960, 1023] and
+              s['max_bounds'] == [1920, 2047] for s in every), out + err)
+    # --rows: max<=, the bound of the last slot.
+    rc, out, err, fed = follow_reads(['--rows', '--interval', '0.1', '--count', '1'],
+                                     [gen.render({0: [5]}, 3), gen.render({0: [5] + values}, 3)])
+    rows = out.splitlines()
+    check('interval --rows: max<= is the bound of the last slot, 2047',
+          rc == 0 and not fed and len(rows) == 2 and rows[0].split()[-1] == 'max<=' and
+          rows[1].split()[-1] == '2047', (fed, out, err))
+
+
 def main():
     global KSTATS, TMP
     if len(sys.argv) != 2:
@@ -1284,6 +1320,7 @@ def main():
         # #32's tests: random numbers of their own, the others' as they were.
         test_exact_bounds(random.Random('%d-exact' % seed))
         test_sig_digits(random.Random('%d-sig' % seed))
+        test_min_max(random.Random('%d-minmax' % seed))
     finally:
         shutil.rmtree(TMP)
     print('%d passed, %d failed' % (RESULTS['passed'], RESULTS['failed']))
