@@ -77,13 +77,14 @@ static const char kstats_help[] =
 "                          cumulative %, percentiles\n"
 "      --log2              with --hist: slots of powers of 2 (frac_bits 0)\n"
 "      --json              JSON (min and max as their slots' bounds:\n"
-"                          min_bounds, max_bounds)\n"
+"                          min_bounds, max_bounds; with -u, its unit)\n"
 "      --csv               one CSV row per slot: slot,lo,hi,count,mean,cdf,\n"
 "                          fraction,per_octave,per_unit (densities)\n"
 "      --openmetrics       OpenMetrics histogram (Prometheus textfile): the\n"
 "                          family kstats_latency_seconds with -u, else\n"
 "                          kstats_latency; labels metric and, with --per-cpu, cpu\n"
-"      --name NAME         the metric label for --openmetrics (default: INPUT)\n"
+"      --name NAME         the metric label for --openmetrics (default: INPUT;\n"
+"                          needed for standard input)\n"
 "      --le-bits N         --openmetrics buckets: the slots of frac_bits N, the\n"
 "                          same for every input (default 0: powers of 2)\n"
 "  -o, --output FILE       write to FILE through a temporary file and rename()\n"
@@ -627,6 +628,9 @@ static void json_stats(const struct ks_data *d, const struct ks_hist *h, int top
 	}
 	if (top)
 		printf(",\"bits\":%d", d->bits);
+	/* The values are as recorded: -u says in what. */
+	if (top && opt.human)
+		printf(",\"unit\":\"%s\"", unit_names[opt.human - 1]);
 	if (st.n) {
 		printf(",\"percentiles\":{");
 		for (i = 0; i < opt.npct; i++)
@@ -1226,7 +1230,8 @@ static double now_s(clockid_t clock)
 }
 
 /* One interval of --interval, as --rows, --json (a JSON line) or else. */
-static void follow_print(const struct ks_data *d, long i, double secs, int reset)
+static void follow_print(const struct ks_data *d, const char *input, long i, double secs,
+			 int reset)
 {
 	char x[32];
 	struct stats st;
@@ -1255,7 +1260,7 @@ static void follow_print(const struct ks_data *d, long i, double secs, int reset
 	} else {
 		printf("interval %ld seconds %.3f rate %.1f/s%s\n", i, secs, st.n / secs,
 		       reset ? " (after a reset)" : "");
-		output(d, "interval");
+		output(d, input);
 	}
 	fflush(stdout);
 }
@@ -1327,7 +1332,7 @@ static void follow(const char *input)
 		}
 		gone = 0;
 		diff(&prev, &cur, path);
-		follow_print(&prev, ++i, t - t0, reset);
+		follow_print(&prev, input, ++i, t - t0, reset);
 		ks_data_free(&prev);
 		prev = cur;
 		t0 = t;
@@ -1690,7 +1695,7 @@ int main(int argc, char **argv)
 		{ }
 	};
 	int c, mode_diff = 0, mode_cmp = 0, mode_merge = 0, trace = 0, pcts = 0, ret;
-	const char *spec = NULL;
+	const char *spec = NULL, *label;
 	double secs = 0;
 	char *end;
 
@@ -1859,6 +1864,12 @@ int main(int argc, char **argv)
 		usage_error("--rows: only with --interval");
 	if (opt.interval > 0 && argc && !strcmp(argv[0], "-"))
 		usage_error("--interval: not on standard input, which cannot be read again");
+	/* The input whose name labels the output: NEW of --diff. */
+	label = trace ? spec : mode_merge ? merged_name(argc, argv) :
+		mode_diff ? argv[1] : argv[0];
+	if (opt.out == OUT_OPENMETRICS && !opt.name && !strcmp(label, "-"))
+		usage_error("--openmetrics: standard input has no name for the metric label: %s",
+			    "give it with --name NAME");
 	/* A line of vmstat's width: the usual three percentiles. */
 	if (opt.rows && !pcts)
 		parse_pcts("50,90,99");

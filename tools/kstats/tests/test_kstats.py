@@ -1287,6 +1287,45 @@ def test_min_max(rng):
           rows[1].split()[-1] == '2047', (fed, out, err))
 
 
+def test_names_units(rng):
+    """#32, 11: OpenMetrics of standard input is named by --name or refused (it
+    was metric="-"), and so is each interval's (it was metric="interval");
+    JSON with -u says its unit."""
+    values = [int(rng.lognormvariate(8, 1)) for _ in range(500)]
+    text = gen.render({0: values}, 3)
+    path = write('named', text)
+    for args in (['--openmetrics', '-'], ['--openmetrics', '-u', 'ns', '-'],
+                 ['--openmetrics', '--diff', path, '-']):
+        rc, out, err = run(args, stdin=text)
+        check('kstats %s: no metric name -> exit 1, says to give --name' % ' '.join(
+            os.path.basename(a) for a in args),
+              rc == 1 and not out and usage_lines(err) and '--name NAME' in err and
+              'standard input' in err, out + err)
+    rc, out, err = run(['--openmetrics', '--name', 'disk.read', '-'], stdin=text)
+    labels = set(re.findall(r'\{(metric="[^"]*")', out))
+    check('--openmetrics --name disk.read -: metric="disk.read"',
+          rc == 0 and labels == {'metric="disk.read"'}, out[:500] + err)
+    rc, out, err = run(['--openmetrics', '--merge', path, '-'], stdin=text)
+    check('--openmetrics --merge FILE -: metric="merged", as before',
+          rc == 0 and set(re.findall(r'\{(metric="[^"]*")', out)) == {'metric="merged"'},
+          out[:300] + err)
+    rc, out, err, fed = follow_reads(['--openmetrics', '--interval', '0.1', '--count', '1'],
+                                     [text, gen.render({0: values + [5]}, 3)])
+    check('--interval --openmetrics: metric is the input\'s name, not "interval"',
+          rc == 0 and not fed and set(re.findall(r'\{(metric="[^"]*")', out)) ==
+          {'metric="live"'}, (fed, out[:300], err))
+    rc, plain, _ = run(['--json', path])
+    for unit in ('ns', 'us', 'ms', 's'):
+        rc, out, err = run(['--json', '-u', unit, path])
+        st = json.loads(out) if rc == 0 else {}
+        # The values are as recorded, -u or not: only the unit is added.
+        same = dict(st)
+        same.pop('unit', None)
+        check('--json -u %s: "unit": "%s", the values as without -u' % (unit, unit),
+              st.get('unit') == unit and same == json.loads(plain), out + err)
+    check('--json without -u: no unit', rc == 0 and 'unit' not in json.loads(plain), plain)
+
+
 def main():
     global KSTATS, TMP
     if len(sys.argv) != 2:
@@ -1321,6 +1360,7 @@ def main():
         test_exact_bounds(random.Random('%d-exact' % seed))
         test_sig_digits(random.Random('%d-sig' % seed))
         test_min_max(random.Random('%d-minmax' % seed))
+        test_names_units(random.Random('%d-names' % seed))
     finally:
         shutil.rmtree(TMP)
     print('%d passed, %d failed' % (RESULTS['passed'], RESULTS['failed']))
