@@ -68,8 +68,8 @@ static const char kstats_help[] =
 "  -p, --percentiles LIST  percentiles to print (default 50,90,95,99,99.9);\n"
 "                          in kstats trace, -p is --pid: --percentiles there\n"
 "  -b, --bits N            frac_bits of the input (default: inferred)\n"
-"      --cpu N             one CPU only\n"
-"      --per-cpu           one row per CPU\n"
+"      --cpu N             one CPU only (not with --openmetrics)\n"
+"      --per-cpu           one row per CPU (the summary, or --openmetrics)\n"
 "  -u, --unit U            the values are in U (ns, us, ms or s): print them\n"
 "                          with a unit, scaled up to s, 3 significant digits\n"
 "                          (bounds rounded outwards, so that they hold)\n"
@@ -90,7 +90,7 @@ static const char kstats_help[] =
 "  -o, --output FILE       write to FILE through a temporary file and rename()\n"
 "      --merge             sum the distributions of several inputs\n"
 "  -i, --interval SECS     print the samples of each interval, and their rate\n"
-"  -c, --count K           stop after K intervals\n"
+"  -c, --count K           with --interval: stop after K intervals\n"
 "      --rows              with --interval: a line per interval (count, rate,\n"
 "                          percentiles, by default 50,90,99, max<=), as vmstat\n"
 "      --diff              subtract the first input from the second\n"
@@ -102,9 +102,11 @@ static const char kstats_help[] =
 "  -h, --help              this text\n"
 "  -V, --version           the version\n"
 "\n"
+"An option that would do nothing where it is given is a usage error.\n"
+"\n"
 "Exit status: 0, 1 on a usage or system error, 2 on malformed input (also\n"
-"truncated, or with counts out of range); for kstats trace -- COMMAND,\n"
-"COMMAND's status (128 + N if killed by signal N).\n";
+"truncated, with counts out of range, or without the CPU of --cpu); for\n"
+"kstats trace -- COMMAND, COMMAND's status (128 + N if killed by signal N).\n";
 
 static void show_help(FILE *f)
 {
@@ -540,6 +542,8 @@ static void print_summary(const char *label, const struct ks_data *d,
 
 	compute(h, d->bits, &st);
 	printf("input   %s\n", label);
+	if (opt.cpu >= 0)
+		printf("cpu     %ld\n", opt.cpu);
 	printf("bits    %d (slots at most %.3g%% wide)\n", d->bits,
 	       100.0 / (1 << d->bits));
 	printf("count   %llu\n", (unsigned long long)st.n);
@@ -628,6 +632,8 @@ static void json_stats(const struct ks_data *d, const struct ks_hist *h, int top
 	}
 	if (top)
 		printf(",\"bits\":%d", d->bits);
+	if (top && opt.cpu >= 0)
+		printf(",\"cpu\":%ld", opt.cpu);
 	/* The values are as recorded: -u says in what. */
 	if (top && opt.human)
 		printf(",\"unit\":\"%s\"", unit_names[opt.human - 1]);
@@ -700,19 +706,24 @@ static void print_csv(const struct ks_data *d, const struct ks_hist *h)
 
 	for (s = 0; s < h->nslots; s++)
 		n += h->count[s];
-	printf("slot,lo,hi,count,mean,cdf,fraction,per_octave,per_unit\n");
+	/* --cpu N: a last column says which CPU the rows are of. */
+	printf("slot,lo,hi,count,mean,cdf,fraction,per_octave,per_unit%s\n",
+	       opt.cpu >= 0 ? ",cpu" : "");
 	for (s = 0; s < h->nslots; s++) {
 		double f = (double)h->count[s] / n;
 
 		if (!h->count[s])
 			continue;
 		cum += h->count[s];
-		printf("%zu,%llu,%llu,%llu,%.3f,%.6f,%.6g,%.6g,%.6g\n", s,
+		printf("%zu,%llu,%llu,%llu,%.3f,%.6f,%.6g,%.6g,%.6g", s,
 		       (unsigned long long)ks_slot_min(s, d->bits),
 		       (unsigned long long)ks_slot_max(s, d->bits),
 		       (unsigned long long)h->count[s], slot_mean(h, s),
 		       (double)cum / n, f, f / octaves(s, d->bits),
 		       f / ((double)ks_slot_max(s, d->bits) - ks_slot_min(s, d->bits) + 1));
+		if (opt.cpu >= 0)
+			printf(",%ld", opt.cpu);
+		putchar('\n');
 	}
 }
 
@@ -867,6 +878,8 @@ static void print_hist(const struct ks_hist *hist, int hbits)
 	}
 	if (width < 10)
 		width = 10;
+	if (opt.cpu >= 0)
+		printf("cpu %ld\n", opt.cpu);
 	printf("%10s \u2502%-*s%10s %7s  %s\n", "value", width, " density \u2592, cdf \u2591",
 	       "count", "cum%", "percentiles");
 	for (s = 0; s < h->nslots; s++) {
@@ -894,20 +907,24 @@ static void print_hist(const struct ks_hist *hist, int hbits)
 	free(coarse.sum);
 }
 
-static const struct ks_hist *selected(const struct ks_data *d)
+/*
+ * The samples of --cpu N, or of all CPUs. A CPU that the CPUS lines count
+ * has none when it has no line; one beyond them (or beyond the CPU lines,
+ * without CPUS lines) is an input error: not this input's.
+ */
+static const struct ks_hist *selected(const struct ks_data *d, const char *what)
 {
 	static const struct ks_hist empty;
-	static int warned;
 	size_t ncpus = d->ncpus > d->possible ? d->ncpus : d->possible;
 
 	if (opt.cpu < 0)
 		return &d->all;
 	if ((size_t)opt.cpu < d->ncpus)
 		return &d->cpu[opt.cpu];
-	/* A CPU that the CPUS lines count, with no sample: no warning. */
-	if ((size_t)opt.cpu >= ncpus && !warned++)
-		fprintf(stderr, "%s: warning: --cpu %ld: the input has CPUs 0 to %zu only\n",
-			prog, opt.cpu, ncpus ? ncpus - 1 : 0);
+	/* An empty metric (no line) says nothing of its CPUs. */
+	if ((size_t)opt.cpu >= ncpus && ncpus)
+		die(2, "%s: --cpu %ld: the input has CPUs 0 to %zu only", what, opt.cpu,
+		    ncpus - 1);
 	return &empty;
 }
 
@@ -918,17 +935,17 @@ static void output(const struct ks_data *d, const char *input)
 		if (opt.per_cpu)
 			print_per_cpu(d);
 		else
-			print_summary(input, d, selected(d));
+			print_summary(input, d, selected(d, input));
 		break;
 	case OUT_HIST:
-		print_hist(selected(d), d->bits);
+		print_hist(selected(d, input), d->bits);
 		break;
 	case OUT_JSON:
-		json_stats(d, selected(d), 1);
+		json_stats(d, selected(d, input), 1);
 		putchar('\n');
 		break;
 	case OUT_CSV:
-		print_csv(d, selected(d));
+		print_csv(d, selected(d, input));
 		break;
 	case OUT_OPENMETRICS:
 		print_openmetrics(d, input);
@@ -1120,7 +1137,7 @@ static void compare_line(const char *what, int w, double va, double vb,
 static void compare(const struct ks_data *a, const struct ks_data *b,
 		    const char *na, const char *nb)
 {
-	const struct ks_hist *ha = selected(a), *hb = selected(b);
+	const struct ks_hist *ha = selected(a, na), *hb = selected(b, nb);
 	struct stats sa, sb;
 	char q[32], x[64], y[64];
 	uint64_t ca = 0, cb = 0;
@@ -1137,7 +1154,8 @@ static void compare(const struct ks_data *a, const struct ks_data *b,
 		die(2, "%s is empty", !sa.n ? na : nb);
 	w = strlen(na) > strlen(nb) ? strlen(na) : strlen(nb);
 	w = w < 14 ? 14 : w > 30 ? 30 : w;
-	printf("%-8s %*s %*s %10s  %s\n", "", w, head(x, sizeof(x), na, w),
+	snprintf(q, sizeof(q), "cpu %ld", opt.cpu);
+	printf("%-8s %*s %*s %10s  %s\n", opt.cpu >= 0 ? q : "", w, head(x, sizeof(x), na, w),
 	       w, head(y, sizeof(y), nb, w), "change", "95% interval of the change");
 	printf("%-8s %*llu %*llu\n", "count", w, (unsigned long long)sa.n,
 	       w, (unsigned long long)sb.n);
@@ -1237,9 +1255,11 @@ static void follow_print(const struct ks_data *d, const char *input, long i, dou
 	struct stats st;
 	int k;
 
-	compute(selected(d), d->bits, &st);
+	compute(selected(d, input), d->bits, &st);
 	if (opt.rows) {
 		if (i == 1) {
+			if (opt.cpu >= 0)
+				printf("cpu %ld\n", opt.cpu);
 			printf("%8s %10s %10s", "interval", "count", "rate/s");
 			for (k = 0; k < opt.npct; k++)
 				printf(" %10s%s", "p", pct_name(x, sizeof(x), opt.pct[k]));
@@ -1255,7 +1275,7 @@ static void follow_print(const struct ks_data *d, const char *input, long i, dou
 		       i, now_s(CLOCK_REALTIME), secs);
 		printf(",\"rate\":%.1f,\"reset\":%s,\"stats\":", st.n / secs,
 		       reset ? "true" : "false");
-		json_stats(d, selected(d), 1);
+		json_stats(d, selected(d, input), 1);
 		printf("}\n");
 	} else {
 		printf("interval %ld seconds %.3f rate %.1f/s%s\n", i, secs, st.n / secs,
@@ -1310,6 +1330,7 @@ static void follow(const char *input)
 	int err, gone = 0, reset;
 
 	load(&prev, path);
+	selected(&prev, path);	/* --cpu N of this input, said now */
 	t0 = now_s(CLOCK_MONOTONIC);
 	while (!opt.count || i < opt.count) {
 		nanosleep(&ts, NULL);
@@ -1329,6 +1350,7 @@ static void follow(const char *input)
 			ks_data_free(&prev);
 			ks_data_init(&prev);
 			prev.bits = cur.bits;
+			prev.possible = cur.possible;
 		}
 		gone = 0;
 		diff(&prev, &cur, path);
@@ -1695,6 +1717,8 @@ int main(int argc, char **argv)
 		{ }
 	};
 	int c, mode_diff = 0, mode_cmp = 0, mode_merge = 0, trace = 0, pcts = 0, ret;
+	int le_bits = 0;
+	unsigned int outs = 0;	/* the output formats given, by bit */
 	const char *spec = NULL, *label;
 	double secs = 0;
 	char *end;
@@ -1765,15 +1789,19 @@ int main(int argc, char **argv)
 			return 0;
 		case O_HIST:
 			opt.out = OUT_HIST;
+			outs |= 1u << opt.out;
 			break;
 		case O_JSON:
 			opt.out = OUT_JSON;
+			outs |= 1u << opt.out;
 			break;
 		case O_CSV:
 			opt.out = OUT_CSV;
+			outs |= 1u << opt.out;
 			break;
 		case O_OM:
 			opt.out = OUT_OPENMETRICS;
+			outs |= 1u << opt.out;
 			break;
 		case O_NAME:
 			opt.name = optarg;
@@ -1782,6 +1810,7 @@ int main(int argc, char **argv)
 			opt.le_bits = strtol(optarg, &end, 10);
 			if (*end || end == optarg || opt.le_bits < 0 || opt.le_bits > KS_MAX_BITS)
 				usage_error("--le-bits: '%s' is not in 0..%d", optarg, KS_MAX_BITS);
+			le_bits = 1;
 			break;
 		case 'o':
 			opt.outfile = optarg;
@@ -1842,8 +1871,41 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
+	/*
+	 * An option that would do nothing where it is given is refused: what
+	 * was asked for would not be done, and nothing would say so.
+	 */
+	if (outs & (outs - 1))
+		usage_error("--hist, --json, --csv and --openmetrics: one at a time");
 	if (opt.log2 && opt.out != OUT_HIST)
 		usage_error("--log2: only with --hist");
+	if (le_bits && opt.out != OUT_OPENMETRICS)
+		usage_error("--le-bits: only with --openmetrics");
+	if (opt.name && opt.out != OUT_OPENMETRICS)
+		usage_error("--name: only with --openmetrics");
+	if (opt.count && !(opt.interval > 0))
+		usage_error("--count: only with --interval");
+	if (opt.rows && !(opt.interval > 0))
+		usage_error("--rows: only with --interval");
+	if (opt.rows && opt.out != OUT_SUMMARY)
+		usage_error("--rows: its own lines, not with --hist, --json, --csv or --openmetrics");
+	if (mode_cmp && opt.out != OUT_SUMMARY)
+		usage_error("--compare: its own text, not with --hist, --json, --csv or --openmetrics");
+	if (opt.per_cpu && opt.cpu >= 0)
+		usage_error("--cpu and --per-cpu: one or the other");
+	if (opt.per_cpu && (mode_cmp || opt.rows || opt.out == OUT_HIST || opt.out == OUT_CSV))
+		usage_error("--per-cpu: not with %s (--cpu N: one CPU's)",
+			    mode_cmp ? "--compare" : opt.rows ? "--rows" :
+			    opt.out == OUT_HIST ? "--hist" : "--csv");
+	if (opt.per_cpu && opt.out == OUT_JSON)
+		usage_error("--per-cpu: not with --json, which has every CPU under \"cpus\"");
+	if (opt.cpu >= 0 && opt.out == OUT_OPENMETRICS)
+		usage_error("--cpu: not with --openmetrics (--per-cpu: a series per CPU)");
+	if (pcts && (opt.out == OUT_CSV || opt.out == OUT_OPENMETRICS))
+		usage_error("--percentiles: not with %s, whose rows are the slots",
+			    opt.out == OUT_CSV ? "--csv" : "--openmetrics");
+	if (opt.human && opt.out == OUT_CSV)
+		usage_error("--unit: not with --csv, whose numbers are as recorded");
 	if (mode_diff + mode_cmp + mode_merge > 1)
 		usage_error("--diff, --compare and --merge: one at a time");
 	if (opt.outfile && (opt.interval > 0 || mode_cmp))
@@ -1860,8 +1922,6 @@ int main(int argc, char **argv)
 			    argc);
 	if (opt.interval > 0 && (mode_diff || mode_cmp || mode_merge))
 		usage_error("--interval: not with --diff, --compare or --merge");
-	if (opt.rows && !(opt.interval > 0))
-		usage_error("--rows: only with --interval");
 	if (opt.interval > 0 && argc && !strcmp(argv[0], "-"))
 		usage_error("--interval: not on standard input, which cannot be read again");
 	/* The input whose name labels the output: NEW of --diff. */

@@ -905,8 +905,8 @@ def test_misc(rng):
     check('a directory: exit 1, Is a directory, once',
           rc == 1 and err.count('Is a directory') == 1 and err.count(TMP) == 1, err)
     rc, out, err = run(['--cpu', '99', '--json', path])
-    check('--cpu 99 on CPUs 0..3: a warning, no samples',
-          rc == 0 and 'CPUs 0 to 3 only' in err and json.loads(out)['count'] == 0, out + err)
+    check('--cpu 99 on CPUs 0..3 -> exit 2 (an input error), names CPUs 0 to 3',
+          rc == 2 and not out and 'CPUs 0 to 3 only' in err, out + err)
     # CPUS 4, samples on CPU 1 only: CPU 3 exists and recorded nothing.
     two = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                        'corpus', 'two-slots')
@@ -914,8 +914,8 @@ def test_misc(rng):
     check('--cpu 3 of CPUS 4 with no sample there: no warning, no samples',
           rc == 0 and err == '' and json.loads(out)['count'] == 0, out + err)
     rc, out, err = run(['--cpu', '4', '--json', two])
-    check('--cpu 4 of CPUS 4: a warning that names CPUs 0 to 3',
-          rc == 0 and 'CPUs 0 to 3 only' in err, out + err)
+    check('--cpu 4 of CPUS 4 -> exit 2, names CPUs 0 to 3',
+          rc == 2 and not out and 'CPUs 0 to 3 only' in err, out + err)
 
 
 def test_trace_usage():
@@ -1326,6 +1326,91 @@ def test_names_units(rng):
     check('--json without -u: no unit', rc == 0 and 'unit' not in json.loads(plain), plain)
 
 
+def test_refused_options(rng):
+    """
+    #32, 6: an option that would do nothing where it is given is a usage
+    error (exit 1, a line, then Try), not ignored; --cpu N past the input's
+    CPUs is an input error (exit 2), and --cpu N's output says it is CPU N.
+    """
+    by_cpu = {c: [int(rng.lognormvariate(8, 1)) for _ in range(200)] for c in range(4)}
+    path = write('four', gen.render(by_cpu, 3))
+    for args, what in (
+            (['--per-cpu', '--hist'], '--per-cpu: not with --hist'),
+            (['--per-cpu', '--csv'], '--per-cpu: not with --csv'),
+            (['--per-cpu', '--json'], '--per-cpu: not with --json'),
+            (['--per-cpu', '--compare', path], '--per-cpu: not with --compare'),
+            (['--per-cpu', '--rows', '--interval', '1'], '--per-cpu: not with --rows'),
+            (['--per-cpu', '--cpu', '1'], '--cpu and --per-cpu: one or the other'),
+            (['--count', '3'], '--count: only with --interval'),
+            (['-c', '3', '--merge', path], '--count: only with --interval'),
+            (['--le-bits', '1'], '--le-bits: only with --openmetrics'),
+            (['--le-bits', '1', '--json'], '--le-bits: only with --openmetrics'),
+            (['--name', 'x'], '--name: only with --openmetrics'),
+            (['--name', 'x', '--csv'], '--name: only with --openmetrics'),
+            (['--rows'], '--rows: only with --interval'),
+            (['--rows', '--json', '--interval', '1'], '--rows: its own lines'),
+            (['--compare', '--json', path], '--compare: its own text'),
+            (['--compare', '--hist', path], '--compare: its own text'),
+            (['--json', '--csv'], 'one at a time'),
+            (['--hist', '--openmetrics'], 'one at a time'),
+            (['--cpu', '1', '--openmetrics'], '--cpu: not with --openmetrics'),
+            (['-p', '50', '--csv'], '--percentiles: not with --csv'),
+            (['-p', '50', '--openmetrics'], '--percentiles: not with --openmetrics'),
+            (['-u', 'ns', '--csv'], '--unit: not with --csv')):
+        rc, out, err = run(args + [path])
+        check('kstats %s FILE -> exit 1, "%s" in a line, then Try' % (' '.join(
+            os.path.basename(a) for a in args), what),
+              rc == 1 and not out and usage_lines(err) and what in err.splitlines()[0], err)
+    # What stays allowed: each option where it does something.
+    for args in (['--per-cpu'], ['--per-cpu', '--openmetrics'], ['--per-cpu', '--merge'],
+                 ['--le-bits', '2', '--openmetrics'], ['--name', 'x', '--openmetrics'],
+                 ['--cpu', '1', '--csv'], ['--cpu', '1', '--hist'], ['-p', '50', '--hist'],
+                 ['-u', 'ns', '--openmetrics'], ['-u', 'ns', '--json'], ['--json', '--json']):
+        rc, out, err = run(args + [path])
+        check('kstats %s FILE: accepted' % ' '.join(args), rc == 0 and out and not err, err)
+    rc, out, err, fed = follow_reads(['--interval', '0.1', '--count', '1', '--per-cpu'],
+                                     [gen.render(by_cpu, 3), gen.render(by_cpu, 3)])
+    check('--interval --per-cpu (text): accepted, a row per CPU',
+          rc == 0 and not fed and re.search(r'^all ', out, re.M), (fed, out, err))
+    # --cpu past the CPUs of the input: an error of the input, in every mode.
+    for args in (['--cpu', '9'], ['--cpu', '4'], ['--cpu', '9', '--json'],
+                 ['--cpu', '9', '--csv'], ['--cpu', '9', '--hist'],
+                 ['--cpu', '9', '--compare', path], ['--cpu', '9', '--merge', path]):
+        rc, out, err = run(args + [path])
+        check('kstats %s FILE of CPUs 0 to 3 -> exit 2, says so' % ' '.join(
+            os.path.basename(a) for a in args),
+              rc == 2 and not out and '--cpu %s: the input has CPUs 0 to 3 only' % args[1] in err,
+              out + err)
+    rc, out, err, fed = follow_reads(['--interval', '0.1', '--count', '1', '--rows', '--cpu', '9'],
+                                     [gen.render(by_cpu, 3), gen.render(by_cpu, 3)])
+    check('--interval --rows --cpu 9 of CPUs 0 to 3 -> exit 2 at the first read',
+          rc == 2 and 'CPUs 0 to 3 only' in err, (fed, out, err))
+    # --cpu 2 says it is CPU 2.
+    n2 = len(by_cpu[2])
+    rc, out, err = run(['--cpu', '2', path])
+    check('--cpu 2: the summary says cpu 2', rc == 0 and 'cpu     2' in out.splitlines() and
+          'count   %d' % n2 in out.splitlines(), out + err)
+    rc, out, err = run(['--cpu', '2', '--json', path])
+    st = json.loads(out) if rc == 0 else {}
+    check('--cpu 2 --json: "cpu": 2, its count', st.get('cpu') == 2 and st.get('count') == n2 and
+          'cpu' not in json.loads(run(['--json', path])[1]), out + err)
+    rc, out, err = run(['--cpu', '2', '--csv', path])
+    rows = list(csv.DictReader(io.StringIO(out)))
+    check('--cpu 2 --csv: a last column cpu, 2 on every row',
+          rc == 0 and rows and list(rows[0])[-1] == 'cpu' and
+          all(r['cpu'] == '2' for r in rows) and sum(int(r['count']) for r in rows) == n2,
+          out + err)
+    rc, out, err = run(['--cpu', '2', '--hist', path])
+    check('--cpu 2 --hist: says cpu 2 first', rc == 0 and out.startswith('cpu 2\n'), out + err)
+    rc, out, err = run(['--cpu', '2', '--compare', path, path])
+    check('--cpu 2 --compare: its head says cpu 2', rc == 0 and out.startswith('cpu 2 '),
+          out + err)
+    rc, out, err, fed = follow_reads(['--interval', '0.1', '--count', '1', '--rows', '--cpu', '2'],
+                                     [gen.render({0: [5]}, 3, 4), gen.render(by_cpu, 3)])
+    check('--interval --rows --cpu 2: says cpu 2 above its header',
+          rc == 0 and not fed and out.startswith('cpu 2\n'), (fed, out, err))
+
+
 def main():
     global KSTATS, TMP
     if len(sys.argv) != 2:
@@ -1361,6 +1446,7 @@ def main():
         test_sig_digits(random.Random('%d-sig' % seed))
         test_min_max(random.Random('%d-minmax' % seed))
         test_names_units(random.Random('%d-names' % seed))
+        test_refused_options(random.Random('%d-refused' % seed))
     finally:
         shutil.rmtree(TMP)
     print('%d passed, %d failed' % (RESULTS['passed'], RESULTS['failed']))
