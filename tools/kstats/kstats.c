@@ -88,7 +88,8 @@ static const char kstats_help[] =
 "      --le-bits N         --openmetrics buckets: the slots of frac_bits N, the\n"
 "                          same for every input (default 0: powers of 2)\n"
 "  -o, --output FILE       write to FILE through a temporary file and rename()\n"
-"      --merge             sum the distributions of several inputs\n"
+"      --merge             sum the distributions of several inputs (of\n"
+"                          different frac_bits: at the coarsest, exactly)\n"
 "  -i, --interval SECS     print the samples of each interval, and their rate\n"
 "  -c, --count K           with --interval: stop after K intervals\n"
 "      --rows              with --interval: a line per interval (count, rate,\n"
@@ -1614,15 +1615,33 @@ static void hist_add(struct ks_hist *a, const struct ks_hist *b)
 	}
 }
 
+/* @h, of frac_bits @bits, added to @a, of frac_bits @to (as coarse or coarser). */
+static void hist_add_at(struct ks_hist *a, const struct ks_hist *h, int bits, int to)
+{
+	struct ks_hist coarse = { 0 };
+
+	if (bits == to || !h->nslots) {
+		hist_add(a, h);
+		return;
+	}
+	coarsen(&coarse, h, bits, to);
+	hist_add(a, &coarse);
+	free(coarse.count);
+	free(coarse.sum);
+}
+
 /*
- * --merge: the inputs summed into @d, CPU by CPU and in all, at the
- * frac_bits they all fit (--bits, or 3 where they allow it).
+ * --merge: the inputs summed into @d, CPU by CPU and in all. Each input
+ * is read at its frac_bits (--bits, or inferred); inputs of different
+ * frac_bits are summed at the coarsest of them, where each slot of a
+ * finer one lies whole in one slot (a union of finer slots): every count
+ * stays exact, only the resolution is that of the coarsest. Said on
+ * standard error, with each input's frac_bits.
  */
 static void merge_inputs(struct ks_data *d, int n, char **inputs)
 {
 	struct ks_data *in = calloc(n, sizeof(*in));
-	unsigned int ok = ~0u;
-	int i, bits = opt.bits, dashes = 0;
+	int i, bits = KS_MAX_BITS, dashes = 0, differ = 0;
 	uint64_t samples = 0;
 	size_t c;
 
@@ -1636,22 +1655,21 @@ static void merge_inputs(struct ks_data *d, int n, char **inputs)
 		char *path = resolve(inputs[i]);
 
 		load(&in[i], path);
-		ok &= in[i].bits_ok;
 		free(path);
+		if (in[i].bits < bits)
+			bits = in[i].bits;
+		differ |= in[i].bits != in[0].bits;
 	}
-	if (bits < 0) {
-		for (bits = 0; bits <= KS_MAX_BITS && !(ok & (1u << bits)); bits++)
-			;
-		if (ok & (1u << 3))
-			bits = 3;
-		if (bits > KS_MAX_BITS)
-			die(2, "--merge: no frac_bits fits every input");
+	if (differ) {
+		fprintf(stderr, "%s: --merge: the inputs' frac_bits differ:", prog);
+		for (i = 0; i < n; i++)
+			fprintf(stderr, "%s %s has %d", i ? "," : "", inputs[i], in[i].bits);
+		fprintf(stderr, "; merged at frac_bits %d, the coarsest (exact: %s)\n", bits,
+			"each of its slots is a union of finer ones");
 	}
 	ks_data_init(d);
 	d->bits = bits;
 	for (i = 0; i < n; i++) {
-		if (in[i].bits != bits && !(in[i].bits_ok & (1u << bits)))
-			die(2, "--merge: %s does not fit frac_bits %d", inputs[i], bits);
 		/*
 		 * The samples of all CPUs summed fit in 64 bits: so do those
 		 * of each CPU, and of each slot (the parser checked that each
@@ -1663,8 +1681,10 @@ static void merge_inputs(struct ks_data *d, int n, char **inputs)
 			    inputs[i], (unsigned long long)UINT64_MAX);
 		cpus_grow(d, in[i].ncpus);
 		for (c = 0; c < in[i].ncpus; c++)
-			hist_add(&d->cpu[c], &in[i].cpu[c]);
-		hist_add(&d->all, &in[i].all);
+			hist_add_at(&d->cpu[c], &in[i].cpu[c], in[i].bits, bits);
+		hist_add_at(&d->all, &in[i].all, in[i].bits, bits);
+		if (in[i].possible > d->possible)
+			d->possible = in[i].possible;
 		ks_data_free(&in[i]);
 	}
 	free(in);

@@ -1411,6 +1411,48 @@ def test_refused_options(rng):
           rc == 0 and not fed and out.startswith('cpu 2\n'), (fed, out, err))
 
 
+def test_merge_bits(rng):
+    """
+    #32, 9: --merge of inputs of different frac_bits sums them at the
+    coarsest, where each slot is a union of finer ones: every count exact,
+    as if all the samples had been recorded at that frac_bits; said on
+    standard error, with each input's name and frac_bits.
+    """
+    vs = [[int(rng.lognormvariate(8, 1)) for _ in range(2000)] for _ in range(3)]
+    a = write('fine5', gen.render({0: vs[0], 1: vs[1]}, 5))
+    b = write('coarse3', gen.render({0: vs[2]}, 3))
+    c = write('fine8', gen.render({2: vs[2][:500]}, 8))
+    every = vs[0] + vs[1] + vs[2]
+
+    def slots(out):
+        return [(r['slot'], r['lo'], r['hi'], r['count'])
+                for r in csv.DictReader(io.StringIO(out))]
+    rc, out, err = run(['--merge', '--csv', a, b])
+    want = slots(run(['--csv', write('as3', gen.render({0: vs[0] + vs[2], 1: vs[1]}, 3))])[1])
+    check('--merge of frac_bits 5 and 3: the slots and counts of the samples at frac_bits 3',
+          rc == 0 and slots(out) == want and len(want) > 20, (err, out[:300]))
+    first = err.splitlines()[0] if err else ''
+    check('--merge of frac_bits 5 and 3: said on stderr, a line naming each input and its '
+          'frac_bits, and the coarsest',
+          len(err.splitlines()) == 1 and '%s has 5' % a in first and '%s has 3' % b in first and
+          'merged at frac_bits 3, the coarsest' in first, err)
+    rc, out, err = run(['--merge', '--json', '-p', ','.join('%g' % q for q in PCTS), a, b])
+    st = json.loads(out) if rc == 0 else {}
+    if st:
+        check_stats('--merge of frac_bits 5 and 3: the stats of all the samples, at frac_bits 3',
+                    st, every, 3)
+    check('--merge of frac_bits 5 and 3: bits 3, CPU N summed from each input\'s',
+          st.get('bits') == 3 and {k: v['count'] for k, v in st.get('cpus', {}).items()} ==
+          {'0': 4000, '1': 2000}, out[:300] + err)
+    rc, out, err = run(['--merge', '--csv', c, a, b])
+    want = slots(run(['--csv', write('as3', gen.render(
+        {0: vs[0] + vs[2], 1: vs[1], 2: vs[2][:500]}, 3))])[1])
+    check('--merge of frac_bits 8, 5 and 3: at 3, every count exact',
+          rc == 0 and slots(out) == want and '%s has 8' % c in err, (err, out[:300]))
+    rc, out, err = run(['--merge', '--csv', a, a])
+    check('--merge of inputs of one frac_bits: nothing said on stderr', rc == 0 and not err, err)
+
+
 def main():
     global KSTATS, TMP
     if len(sys.argv) != 2:
@@ -1447,6 +1489,7 @@ def main():
         test_min_max(random.Random('%d-minmax' % seed))
         test_names_units(random.Random('%d-names' % seed))
         test_refused_options(random.Random('%d-refused' % seed))
+        test_merge_bits(random.Random('%d-merge' % seed))
     finally:
         shutil.rmtree(TMP)
     print('%d passed, %d failed' % (RESULTS['passed'], RESULTS['failed']))
