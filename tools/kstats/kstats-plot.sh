@@ -188,18 +188,28 @@ esac
 
 if [ $heatmap = 1 ]; then
 	# A box per interval and slot: x the interval's time span, y the
-	# slot's bounds, colour the samples per second and octave.
+	# slot's bounds, colour the samples per second and octave. The
+	# intervals are one CSV, each row led by interval,time,seconds (time:
+	# the interval's end), or, as kstats printed them before, a line
+	# "interval N seconds S ..." above each interval's CSV.
 	sh "$tmp/read.sh" 1 | awk -F, '
+		/^interval,time,seconds,/ { csv = 1; n++; next }
 		/^interval / {
 			t += secs; secs = $0
 			sub(/.* seconds /, "", secs); sub(/ .*/, "", secs)
 			secs += 0; n++; next
 		}
 		/^slot,/ || NF < 9 { next }
-		{ lo = $2 > 0 ? $2 : 0.5; hi = $3 + 1
-		  if (secs > 0 && $4 > 0)
+		csv {
+			if (!started++)
+				t0 = $2 - $3
+			secs = $3; t = $2 - t0 - secs
+			lo = $5 > 0 ? $5 : 0.5; hi = $6 + 1; c = $7
+		}
+		!csv { lo = $2 > 0 ? $2 : 0.5; hi = $3 + 1; c = $4 }
+		{ if (secs > 0 && c > 0)
 			print t + secs / 2, sqrt(lo * hi), t, t + secs, lo, hi,
-				$4 / secs / log(hi / lo) * log(2) }
+				c / secs / log(hi / lo) * log(2) }
 		END { if (!n) exit 1 }' > "$tmp/heat" ||
 		input_error "$1" "no intervals (kstats --interval SECS --csv NAME writes them)"
 	[ -s "$tmp/heat" ] || input_error "$1" "no samples"

@@ -91,6 +91,9 @@ static const char kstats_help[] =
 "      --merge             sum the distributions of several inputs (of\n"
 "                          different frac_bits: at the coarsest, exactly)\n"
 "  -i, --interval SECS     print the samples of each interval, and their rate\n"
+"                          (--csv: one CSV, led by interval,time,seconds;\n"
+"                          --json: JSON Lines; --openmetrics: an exposition\n"
+"                          per interval)\n"
 "  -c, --count K           with --interval: stop after K intervals\n"
 "      --rows              with --interval: a line per interval (count, rate,\n"
 "                          percentiles, by default 50,90,99, max<=), as vmstat\n"
@@ -700,7 +703,19 @@ static void coarsen(struct ks_hist *out, const struct ks_hist *h, int bits, int 
 	}
 }
 
-static void print_csv(const struct ks_data *d, const struct ks_hist *h)
+/* An interval of --interval: its number, its end (Unix time), its length. */
+struct interval {
+	long i;
+	double time, secs;
+};
+
+/*
+ * A row per non-empty slot. With --interval (@iv), one CSV for all the
+ * intervals: the header once, each row led by its interval, time and
+ * seconds (an interval without samples has no row).
+ */
+static void print_csv(const struct ks_data *d, const struct ks_hist *h,
+		      const struct interval *iv)
 {
 	uint64_t n = 0, cum = 0;
 	size_t s;
@@ -708,14 +723,17 @@ static void print_csv(const struct ks_data *d, const struct ks_hist *h)
 	for (s = 0; s < h->nslots; s++)
 		n += h->count[s];
 	/* --cpu N: a last column says which CPU the rows are of. */
-	printf("slot,lo,hi,count,mean,cdf,fraction,per_octave,per_unit%s\n",
-	       opt.cpu >= 0 ? ",cpu" : "");
+	if (!iv || iv->i == 1)
+		printf("%sslot,lo,hi,count,mean,cdf,fraction,per_octave,per_unit%s\n",
+		       iv ? "interval,time,seconds," : "", opt.cpu >= 0 ? ",cpu" : "");
 	for (s = 0; s < h->nslots; s++) {
 		double f = (double)h->count[s] / n;
 
 		if (!h->count[s])
 			continue;
 		cum += h->count[s];
+		if (iv)
+			printf("%ld,%.3f,%.3f,", iv->i, iv->time, iv->secs);
 		printf("%zu,%llu,%llu,%llu,%.3f,%.6f,%.6g,%.6g,%.6g", s,
 		       (unsigned long long)ks_slot_min(s, d->bits),
 		       (unsigned long long)ks_slot_max(s, d->bits),
@@ -946,7 +964,7 @@ static void output(const struct ks_data *d, const char *input)
 		putchar('\n');
 		break;
 	case OUT_CSV:
-		print_csv(d, selected(d, input));
+		print_csv(d, selected(d, input), NULL);
 		break;
 	case OUT_OPENMETRICS:
 		print_openmetrics(d, input);
@@ -1271,6 +1289,13 @@ static void follow_print(const struct ks_data *d, const char *input, long i, dou
 			printf(" %11s", st.n ? fmt_val(x, sizeof(x), st.pct[k].value) : "-");
 		printf(" %11s%s\n", st.n ? fmt_hi(x, sizeof(x), ks_slot_max(st.last, d->bits)) : "-",
 		       reset ? "  (reset)" : "");
+	} else if (opt.out == OUT_CSV) {
+		struct interval iv = { i, now_s(CLOCK_REALTIME), secs };
+
+		print_csv(d, selected(d, input), &iv);
+	} else if (opt.out == OUT_OPENMETRICS) {
+		/* An exposition per interval, nothing between them. */
+		output(d, input);
 	} else if (opt.out == OUT_JSON) {
 		printf("{\"interval\":%ld,\"time\":%.3f,\"seconds\":%.3f",
 		       i, now_s(CLOCK_REALTIME), secs);

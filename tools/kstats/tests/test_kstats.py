@@ -1024,24 +1024,28 @@ def test_plot(rng, flat):
           rc == 0 and cols and len(mid) <= 2, out + err)
 
     # A heatmap of kstats --interval --csv output: the median moves up
-    # for a while. The intervals below are built as kstats prints them.
-    rc, real, err = run(['--interval', '0.1', '--count', '2', '--csv', flat])
-    check('kstats --interval --csv: a header line per interval, then its CSV',
-          rc == 0 and re.fullmatch(r'(interval [12] seconds [0-9.]+ rate [0-9.]+/s\n'
-                                   r'slot,lo,hi,count,mean,cdf,fraction,per_octave,per_unit\n)'
-                                   r'{2}', real), real + err)
-    series = ''
+    # for a while. The intervals below are built as kstats prints them:
+    # one CSV, each row led by its interval, time and seconds (as
+    # test_interval_formats checks); and as it printed them before #32, a
+    # line "interval N seconds S rate R/s" above each interval's CSV.
+    series = old = ''
     for i in range(12):
         vs = [int(rng.lognormvariate(9 + (1 if 4 <= i < 8 else 0), 0.4)) for _ in range(2000)]
         rc, c, _ = run(['--csv', '-'], stdin=gen.render({0: vs}, 3))
-        series += 'interval %d seconds 1.000 rate 2000.0/s\n' % (i + 1) + c
+        head, *rows = c.splitlines(True)
+        if not i:
+            series = 'interval,time,seconds,' + head
+        series += ''.join('%d,%.3f,1.000,' % (i + 1, 1.7e9 + i + 1) + r for r in rows)
+        old += 'interval %d seconds 1.000 rate 2000.0/s\n' % (i + 1) + c
     hm = write('series', series)
-    for term, magic in (('png', b'\x89PNG'), ('svg', b'<?xml')):
+    for term, magic, path in (('png', b'\x89PNG', hm), ('svg', b'<?xml', hm),
+                              ('png', b'\x89PNG', write('old-series', old))):
         img = os.path.join(TMP, 'heat.' + term)
-        rc, out, err = plot_run(['--heatmap', '-t', term, '-o', img, hm], '')
+        rc, out, err = plot_run(['--heatmap', '-t', term, '-o', img, path], '')
         with open(img, 'rb') if os.path.exists(img) else io.BytesIO() as f:
             data = f.read()
-        check('kstats-plot --heatmap -t %s: an image of the intervals' % term,
+        check('kstats-plot --heatmap -t %s: an image of the intervals%s' %
+              (term, ' (the format before #32)' if path != hm else ''),
               rc == 0 and data.startswith(magic) and len(data) > 5000, err)
     rc, _, err = plot_run(['--heatmap', hm], '')
     check('kstats-plot --heatmap on the terminal -> exit 1, says -t png|svg',
@@ -1453,6 +1457,72 @@ def test_merge_bits(rng):
     check('--merge of inputs of one frac_bits: nothing said on stderr', rc == 0 and not err, err)
 
 
+def test_interval_formats(rng):
+    """
+    #32, 10: --interval --csv is one CSV (a header once, interval, time and
+    seconds columns, no text line); --interval --openmetrics is a valid
+    exposition per interval, nothing else; --interval --json stays JSON
+    Lines (test_diff_interval).
+    """
+    values = [int(rng.lognormvariate(8, 1)) for _ in range(3000)]
+    snaps = [gen.render({0: values[:n], 1: values[:n // 2]}, 3)
+             for n in (1000, 1400, 1400, 2200)]
+    before = time.time()
+    rc, out, err, fed = follow_reads(['--csv', '--interval', '0.2', '--count', '3'], snaps)
+    after = time.time()
+    rows = list(csv.reader(io.StringIO(out)))
+    head = ['interval', 'time', 'seconds', 'slot', 'lo', 'hi', 'count', 'mean', 'cdf',
+            'fraction', 'per_octave', 'per_unit']
+    body = [dict(zip(head, r + [''] * len(head))) for r in rows[1:]]
+
+    def number(x):
+        try:
+            float(x)
+            return True
+        except ValueError:
+            return False
+    counts = {}
+    for r in body:
+        if r['count'].isdigit():
+            counts[r['interval']] = counts.get(r['interval'], 0) + int(r['count'])
+    check('--interval --csv: one CSV, the header once, every row of %d numbers' % len(head),
+          rc == 0 and not fed and rows and rows[0] == head and len(body) > 10 and
+          all(len(r) == len(head) and all(map(number, r)) for r in rows[1:]), (fed, out, err))
+    # 600 samples in the first interval, none in the second, 1200 in the third.
+    check('--interval --csv: each row\'s interval, time (between the start and end of the '
+          'run), seconds (at least the interval)',
+          counts == {'1': 600, '3': 1200} and
+          all(number(r['time']) and before - EPS <= float(r['time']) <= after + EPS and
+              number(r['seconds']) and 0.2 - EPS <= float(r['seconds']) < 10 for r in body),
+          (counts, out[:500]))
+    rc, out, err, fed = follow_reads(['--csv', '--cpu', '1', '--interval', '0.2', '--count', '1'],
+                                     snaps[:2])
+    rows = list(csv.reader(io.StringIO(out)))
+    check('--interval --csv --cpu 1: the header once, a last column cpu',
+          rc == 0 and not fed and rows[0] == head + ['cpu'] and
+          all(r[-1] == '1' and len(r) == len(head) + 1 and r[6].isdigit() for r in rows[1:]) and
+          sum(int(r[6]) for r in rows[1:]) == 200, (fed, out, err))
+    rc, out, err, fed = follow_reads(['--openmetrics', '-u', 'ns', '--interval', '0.2',
+                                      '--count', '3'], snaps)
+    parts = out.split('# EOF\n')
+    ok = rc == 0 and not fed and len(parts) == 4 and parts[-1] == ''
+    detail = ''
+    for p in parts[:-1]:
+        ok &= p.startswith('# HELP kstats_latency_seconds ')
+        if shutil.which('promtool'):
+            pr = subprocess.run(['promtool', 'check', 'metrics'], input=p + '# EOF\n',
+                                capture_output=True, text=True, check=False)
+            ok &= pr.returncode == 0
+            detail += pr.stdout + pr.stderr
+        else:
+            ok = False
+            detail = 'promtool not found'
+    counts = re.findall(r'^kstats_latency_seconds_count\{metric="live"\} (\d+)$', out, re.M)
+    check('--interval --openmetrics: an exposition per interval, each valid (promtool), '
+          'nothing between them', ok and counts == ['600', '0', '1200'],
+          (fed, detail, out[:400], err))
+
+
 def main():
     global KSTATS, TMP
     if len(sys.argv) != 2:
@@ -1490,6 +1560,7 @@ def main():
         test_names_units(random.Random('%d-names' % seed))
         test_refused_options(random.Random('%d-refused' % seed))
         test_merge_bits(random.Random('%d-merge' % seed))
+        test_interval_formats(random.Random('%d-interval' % seed))
     finally:
         shutil.rmtree(TMP)
     print('%d passed, %d failed' % (RESULTS['passed'], RESULTS['failed']))
