@@ -73,7 +73,9 @@ static const char kstats_help[] =
 "  -u, --unit U            the values are in U (ns, us, ms or s): print them\n"
 "                          with a unit, scaled up to s, 3 significant digits\n"
 "                          (bounds rounded outwards, so that they hold)\n"
-"      --hist              terminal histogram: density per octave, CDF,\n"
+"      --hist              terminal histogram: a row per slot [lo, hi] from the\n"
+"                          first to the last (empty ones too), a bar of the\n"
+"                          density per octave on the scale said, CDF, count,\n"
 "                          cumulative %, percentiles\n"
 "      --log2              with --hist: slots of powers of 2 (frac_bits 0)\n"
 "      --json              JSON (min and max as their slots' bounds:\n"
@@ -867,22 +869,48 @@ static int term_width(void)
 	return 80;
 }
 
+/* The smallest of 1, 2 and 5 times a power of 10 that is @x or more. */
+static double nice_up(double x)
+{
+	static const double m[] = { 1, 2, 5, 10 };
+	double p = pow(10, floor(log10(x)));
+	int i;
+
+	for (i = 0; i < 3 && m[i] * p < x * (1 - 1e-12); i++)
+		;
+	return m[i] * p;
+}
+
+/* The exact bounds of slot @s: "[lo, hi]". */
+static const char *slot_range(char *buf, size_t n, size_t s, int bits)
+{
+	char lo[48], hi[48];
+
+	snprintf(buf, n, "[%s, %s]", fmt_exact(lo, sizeof(lo), ks_slot_min(s, bits)),
+		 fmt_exact(hi, sizeof(hi), ks_slot_max(s, bits)));
+	return buf;
+}
+
 /*
- * A row per non-empty slot: its mean, a dark bar for its density (the
- * fraction of the samples per octave: slots double in width at each power
- * of two, and raw counts would show false peaks there), continued in light
- * shade up to the cumulative fraction; the count, the cumulative % and the
- * percentiles that fall in the slot. With --log2, the slots of frac_bits 0.
+ * As funclatency and bpftrace print a histogram: a row per slot from the
+ * first non-empty one to the last, empty ones included (a gap between two
+ * modes shows), each labelled with its exact range. Its bar: a dark part
+ * for the slot's density, its samples per octave (slots double in width
+ * at each power of two: raw counts would show false peaks there), on the
+ * scale said above the rows; continued in light shade up to the
+ * cumulative fraction (the full bar is 100%). The bar is closed, then the
+ * count, the cumulative % and the percentiles that fall in the slot. With
+ * --log2, the slots of frac_bits 0: one octave each.
  */
 static void print_hist(const struct ks_hist *hist, int hbits)
 {
-	int width = term_width() - 44, bits = opt.log2 ? 0 : hbits, i;
+	int bits = opt.log2 ? 0 : hbits, width, rangew = 7, i;
 	const struct ks_hist *h = hist;
 	struct ks_hist coarse = { 0 };
-	double dmax = 0, dens;
+	double dmax = 0, scale = 1;
 	uint64_t n = 0, cum = 0;
 	struct stats st;
-	char v[64], q[32];
+	char r[112], q[32];
 	size_t s;
 
 	if (opt.log2 && hbits > 0) {
@@ -895,25 +923,31 @@ static void print_hist(const struct ks_hist *hist, int hbits)
 		if (h->count[s])
 			dmax = fmax(dmax, h->count[s] / octaves(s, bits));
 	}
+	for (s = st.first; n && s <= (size_t)st.last; s++)
+		rangew = fmax(rangew, strlen(slot_range(r, sizeof(r), s, bits)));
+	/* The range, " |", the bar, "|", the count, the cum%, percentiles. */
+	width = term_width() - rangew - 34;
 	if (width < 10)
 		width = 10;
+	/* The densest slot fills half of the bar, at most: one block is a round number. */
+	if (dmax > 0)
+		scale = nice_up(dmax / (width / 2));
 	if (opt.cpu >= 0)
 		printf("cpu %ld\n", opt.cpu);
-	printf("%10s \u2502%-*s%10s %7s  %s\n", "value", width, " density \u2592, cdf \u2591",
-	       "count", "cum%", "percentiles");
-	for (s = 0; s < h->nslots; s++) {
+	printf("\u2592 = %g samples per octave (density); \u2591 up to the cumulative %%, "
+	       "100%% at full width\n", scale);
+	printf("%*s \u2502%*s\u2502%11s %7s  %s\n", rangew, "range", width, "", "count", "cum%",
+	       "percentiles");
+	for (s = st.first; n && s <= (size_t)st.last; s++) {
 		int bar, cdf, first = 1;
 
-		if (!h->count[s])
-			continue;
 		cum += h->count[s];
-		dens = h->count[s] / octaves(s, bits);
-		bar = (int)(dens / dmax * width / 2 + 0.5);
+		bar = (int)(h->count[s] / octaves(s, bits) / scale + 0.5);
 		cdf = (int)((double)cum / n * width + 0.5);
-		printf("%10s \u2502", fmt_val(v, sizeof(v), slot_mean(h, s)));
+		printf("%*s \u2502", rangew, slot_range(r, sizeof(r), s, bits));
 		for (i = 0; i < width; i++)
 			fputs(i < bar ? "\u2592" : i < cdf ? "\u2591" : " ", stdout);
-		printf("%10llu %6.2f%%", (unsigned long long)h->count[s], 100.0 * cum / n);
+		printf("\u2502%11llu %6.2f%%", (unsigned long long)h->count[s], 100.0 * cum / n);
 		for (i = 0; i < opt.npct; i++) {
 			if (ks_slot(st.pct[i].lo, bits) != s)
 				continue;

@@ -399,6 +399,26 @@ def test_prometheus(rng):
                 pr.wait()
 
 
+HIST_ROW = re.compile('^ *\\[([^],]+), ([^]]+)\\] \u2502([\u2592\u2591 ]*)\u2502 *(\\d+) +'
+                      '([\\d.]+)%(.*)$')
+
+
+def hist_rows(out):
+    """The rows of --hist: [{lo, hi (as printed), dark, light (the bar's
+    blocks), count, cum (%), marks (percentiles)}]; and its scale, the
+    samples per octave of one dark block (None if not said)."""
+    rows = []
+    scale = re.search(r'^\u2592 = ([\d.e+-]+) samples per octave', out, re.M)
+    for l in out.splitlines():
+        m = HIST_ROW.match(l)
+        if m:
+            rows.append({'lo': m[1], 'hi': m[2], 'dark': m[3].count('\u2592'),
+                         'light': m[3].count('\u2591'), 'width': len(m[3]),
+                         'count': int(m[4]), 'cum': float(m[5]),
+                         'marks': re.findall(r'p[\d.]+', m[6])})
+    return (float(scale[1]) if scale else None), rows
+
+
 def test_density(rng):
     """Densities: a log-uniform distribution is flat, not a sawtooth."""
     values = [int(2 ** rng.uniform(10, 20)) for _ in range(200000)]
@@ -417,30 +437,24 @@ def test_density(rng):
     check('--csv: per_unit is the fraction over the slot width', rc == 0 and per_unit)
 
     rc, out, _ = run(['--hist', path])
-    lines = out.splitlines()[1:]
-    bars = [l.count('\u2592') for l in lines
-            if 2 ** 11 <= float(l.split()[0]) < 2 ** 19]
+    _, rows = hist_rows(out)
+    bars = [r['dark'] for r in rows if 2 ** 11 <= int(r['lo']) and int(r['hi']) < 2 ** 19]
     check('--hist: the density bars of a log-uniform distribution are even',
           rc == 0 and bars and min(bars) >= 0.75 * max(bars), bars)
-    cum = [float(l.split()[-1].rstrip('%')) if l.split()[-1].endswith('%') else
-           float(re.search(r'([\d.]+)%', l)[1]) for l in lines]
-    marks = re.findall(r' (p[\d.]+)', out.split('\n', 1)[1])
+    cum = [r['cum'] for r in rows]
+    marks = [m for r in rows for m in r['marks']]
     t = truth(values)
-    where = {}
-    for l in lines:
-        for m in re.findall(r'[ ,] ?(p[\d.]+)', l.split('%', 1)[1]):
-            where[m] = float(l.split()[0])
-    ok = rc == 0 and cum == sorted(cum) and abs(cum[-1] - 100) < 1e-9
+    where = {m: int(r['lo']) for r in rows for m in r['marks']}
+    ok = rc == 0 and rows and cum == sorted(cum) and abs(cum[-1] - 100) < 1e-9
     ok &= sorted(marks) == sorted('p%g' % q for q in PCTS)
-    ok &= all(gen.slot_of(int(where['p%g' % q]), 3) == gen.slot_of(t['pct'][q], 3)
+    ok &= all(gen.slot_of(where['p%g' % q], 3) == gen.slot_of(t['pct'][q], 3)
               for q in PCTS if 'p%g' % q in where)
     check('--hist: cumulative %, each percentile marked once in its slot\'s row', ok, out[:3000])
     rc, out, _ = run(['--hist', '--log2', path])
-    lines = out.splitlines()[1:]
-    def count(line):
-        w = line.split('\u2502')[1].split()
-        return int(next(w[i - 1] for i in range(len(w)) if w[i].endswith('%')))
-    ok = rc == 0 and len(lines) == 10 and sum(count(l) for l in lines) == len(values)
+    _, rows = hist_rows(out)
+    ok = rc == 0 and len(rows) == 10 and sum(r['count'] for r in rows) == len(values)
+    ok &= all(int(r['lo']) == 2 ** (10 + i) and int(r['hi']) == 2 ** (11 + i) - 1
+              for i, r in enumerate(rows))
     check('--hist --log2: a row per power of 2, every sample', ok, out)
     rc, _, err = run(['--log2', path])
     check('--log2 without --hist -> exit 1', rc == 1 and '--hist' in err, err)
@@ -870,7 +884,10 @@ def test_misc(rng):
     path = write('misc', gen.render({0: values, 3: values[:10]}, 3))
     rc, out, _ = run(['--hist', path])
     slots = {gen.slot_of(v, 3) for v in values}
-    check('--hist: a row per slot', rc == 0 and len(out.splitlines()) == len(slots) + 1, out)
+    _, rows = hist_rows(out)
+    check('--hist: a row per slot, from the first to the last',
+          rc == 0 and len(rows) == max(slots) - min(slots) + 1 and
+          len(out.splitlines()) == len(rows) + 2, out)
     rc, out, _ = run(['-u', 'ns', path])
     check('--unit ns prints time units', rc == 0 and ' us' in out, out)
     rc, out, _ = run(['--per-cpu', path])
@@ -1523,6 +1540,52 @@ def test_interval_formats(rng):
           (fed, detail, out[:400], err))
 
 
+def test_hist(rng):
+    """
+    #32, 14: --hist as funclatency and bpftrace print it: each row labelled
+    with its slot's range, the empty slots between two modes shown, a scale
+    for the bar, the bar closed so that the count and the cumulative % read
+    apart from it, also where it is long.
+    """
+    low = [int(rng.lognormvariate(6, 0.2)) for _ in range(3000)]
+    high = [int(rng.lognormvariate(11, 0.3)) for _ in range(1000)]
+    values = low + high
+    path = write('bimodal', gen.render({0: values}, 3))
+    used = sorted({gen.slot_of(v, 3) for v in values})
+    counts = {s: 0 for s in range(used[0], used[-1] + 1)}
+    for v in values:
+        counts[gen.slot_of(v, 3)] += 1
+    rc, out, err = run(['--hist', path], env=dict(os.environ, COLUMNS='120'))
+    scale, rows = hist_rows(out)
+    check('--hist: a row per slot from the first to the last, each labelled [lo, hi] '
+          'with its count', rc == 0 and
+          [(int(r['lo']), int(r['hi']), r['count']) for r in rows] ==
+          [(gen.slot_min(s, 3), gen.slot_max(s, 3), n) for s, n in counts.items()],
+          out[:2000] + err)
+    gap = [r for r in rows if r['count'] == 0 and max(low) < int(r['lo']) < min(high)]
+    check('--hist: the empty slots between the two modes are shown (%d rows)' % len(gap),
+          len(gap) > 20 and all(r['dark'] == 0 for r in gap), out[:2000])
+    # One dark block is SCALE samples per octave: each bar is the slot's.
+    bad = [r for r in rows if abs(r['dark'] - r['count'] / math.log2(
+        (int(r['hi']) + 1) / int(r['lo'])) / scale) > 0.5 + 1e-9] if scale else rows
+    check('--hist: a scale above the rows ("\u2592 = %s samples per octave"), each bar '
+          'the slot\'s density on it' % scale,
+          scale and not bad and max(r['dark'] for r in rows) >= 10, (bad[:3], out[:600]))
+    full = [r for r in rows if r['dark'] + r['light'] == r['width']]
+    check('--hist: the bar is closed, the count and cum%% apart from it, also where the '
+          'bar is full (%d rows)' % len(full),
+          len(rows) == len(out.splitlines()) - 2 and full and
+          all(r['width'] == rows[0]['width'] for r in rows) and
+          [r['cum'] for r in rows] == sorted(r['cum'] for r in rows) and
+          rows[-1]['cum'] == 100, out[-600:])
+    rc, out, err = run(['--hist', '-u', 'ns', path], env=dict(os.environ, COLUMNS='120'))
+    _, rows = hist_rows(out)
+    check('--hist -u ns: the ranges exact in their unit ([1.024 us, 1.151 us])',
+          rc == 0 and len(rows) == len(counts) and
+          all(value_ns(r['lo']) == gen.slot_min(s, 3) and value_ns(r['hi']) == gen.slot_max(s, 3)
+              for r, s in zip(rows, counts)) and '[1.024 us, 1.151 us]' in out, out[:1500])
+
+
 def main():
     global KSTATS, TMP
     if len(sys.argv) != 2:
@@ -1561,6 +1624,7 @@ def main():
         test_refused_options(random.Random('%d-refused' % seed))
         test_merge_bits(random.Random('%d-merge' % seed))
         test_interval_formats(random.Random('%d-interval' % seed))
+        test_hist(random.Random('%d-hist' % seed))
     finally:
         shutil.rmtree(TMP)
     print('%d passed, %d failed' % (RESULTS['passed'], RESULTS['failed']))
