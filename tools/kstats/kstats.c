@@ -97,8 +97,9 @@ static const char kstats_help[] =
 "                          --json: JSON Lines; --openmetrics: an exposition\n"
 "                          per interval)\n"
 "  -c, --count K           with --interval: stop after K intervals\n"
-"      --rows              with --interval: a line per interval (count, rate,\n"
-"                          percentiles, by default 50,90,99, max<=), as vmstat\n"
+"      --rows              with --interval: a line per interval (time, count,\n"
+"                          rate, percentiles, by default 50,90,99, max<=, the\n"
+"                          total of the samples), as vmstat\n"
 "      --diff              subtract the first input from the second\n"
 "      --compare           compare two inputs: changes, 95% intervals, KS test\n"
 "  -d, --duration SECS     kstats trace: trace for SECS seconds\n"
@@ -406,7 +407,7 @@ struct pct {
 
 struct stats {
 	uint64_t n;
-	double mean;
+	double sum, mean;	/* of the values */
 	int first, last;		/* first and last non-empty slots */
 	struct pct pct[MAX_PCTS];
 	double mad, mad_lo, mad_hi;
@@ -495,6 +496,7 @@ static void compute(const struct ks_hist *h, int bits, struct stats *st)
 	}
 	if (!st->n)
 		return;
+	st->sum = sum;
 	st->mean = sum / st->n;
 	for (i = 0; i < opt.npct; i++) {
 		s = rank_slot(h, rank_of(opt.pct[i], st->n));
@@ -1304,8 +1306,10 @@ static double now_s(clockid_t clock)
 static void follow_print(const struct ks_data *d, const char *input, long i, double secs,
 			 int reset)
 {
-	char x[32];
+	char x[32], clock[16];
 	struct stats st;
+	time_t now;
+	struct tm tm;
 	int k;
 
 	compute(selected(d, input), d->bits, &st);
@@ -1313,15 +1317,28 @@ static void follow_print(const struct ks_data *d, const char *input, long i, dou
 		if (i == 1) {
 			if (opt.cpu >= 0)
 				printf("cpu %ld\n", opt.cpu);
-			printf("%8s %10s %10s", "interval", "count", "rate/s");
-			for (k = 0; k < opt.npct; k++)
-				printf(" %10s%s", "p", pct_name(x, sizeof(x), opt.pct[k]));
-			printf(" %11s\n", "max<=");
+			printf("%-8s %8s %10s %10s", "time", "interval", "count", "rate/s");
+			for (k = 0; k < opt.npct; k++) {
+				char col[40];
+
+				snprintf(col, sizeof(col), "p%s", pct_name(x, sizeof(x), opt.pct[k]));
+				printf(" %11s", col);
+			}
+			printf(" %11s %11s\n", "max<=", "total");
 		}
-		printf("%8ld %10llu %10.1f", i, (unsigned long long)st.n, st.n / secs);
+		/*
+		 * The interval's end, local time, as funclatency -T; the last
+		 * column, the total of the samples: the time spent in what
+		 * they measure, in the interval.
+		 */
+		now = time(NULL);
+		if (!localtime_r(&now, &tm) || !strftime(clock, sizeof(clock), "%H:%M:%S", &tm))
+			snprintf(clock, sizeof(clock), "-");
+		printf("%-8s %8ld %10llu %10.1f", clock, i, (unsigned long long)st.n, st.n / secs);
 		for (k = 0; k < opt.npct; k++)
 			printf(" %11s", st.n ? fmt_val(x, sizeof(x), st.pct[k].value) : "-");
-		printf(" %11s%s\n", st.n ? fmt_hi(x, sizeof(x), ks_slot_max(st.last, d->bits)) : "-",
+		printf(" %11s", st.n ? fmt_hi(x, sizeof(x), ks_slot_max(st.last, d->bits)) : "-");
+		printf(" %11s%s\n", fmt_val(x, sizeof(x), st.sum),
 		       reset ? "  (reset)" : "");
 	} else if (opt.out == OUT_CSV) {
 		struct interval iv = { i, now_s(CLOCK_REALTIME), secs };

@@ -669,14 +669,15 @@ def test_diff_interval(rng):
     rows = out.splitlines()
     check('interval --rows: a header, a line per interval, a reset said and followed',
           rc == 0 and not fed and len(rows) == 3 and
-          rows[0].split() == ['interval', 'count', 'rate/s', 'p50', 'p90', 'p99', 'max<='] and
-          rows[1].split()[1] == '200' and rows[1].endswith('(reset)') and
-          rows[2].split()[1] == '300' and 'reset; counting from it again' in err,
+          rows[0].split() == ['time', 'interval', 'count', 'rate/s', 'p50', 'p90', 'p99',
+                              'max<=', 'total'] and
+          rows[1].split()[2] == '200' and rows[1].endswith('(reset)') and
+          rows[2].split()[2] == '300' and 'reset; counting from it again' in err,
           (fed, out, err))
     rc, out, err, fed = follow(['--rows', '-p', '50,99.9'], [gen.render({0: values[:200]}, 3)])
     check('interval --rows -p 50,99.9: those percentiles',
           rc == 0 and not fed and
-          out.split()[:6] == ['interval', 'count', 'rate/s', 'p50', 'p99.9', 'max<='],
+          out.split()[:7] == ['time', 'interval', 'count', 'rate/s', 'p50', 'p99.9', 'max<='],
           (fed, out, err))
     rc, _, err = run(['--rows', '-'], stdin='')
     check('--rows without --interval -> exit 1', rc == 1 and 'only with --interval' in err, err)
@@ -687,7 +688,7 @@ def test_diff_interval(rng):
     check('interval: a metric that goes is waited for, and followed when back',
           rc == 0 and not fed and 'waiting for it' in err and
           'back; counting from it again' in err and
-          [r.split()[1] for r in rows[1:]] == ['100', '50'], (fed, out, err))
+          [r.split()[2] for r in rows[1:]] == ['100', '50'], (fed, out, err))
     # JSON Lines, each with its time (between the start and the end of the
     # run) and its interval (at least the 0.5 s asked; 10 times: a hang).
     before = time.time()
@@ -1304,8 +1305,8 @@ def test_min_max(rng):
                                      [gen.render({0: [5]}, 3), gen.render({0: [5] + values}, 3)])
     rows = out.splitlines()
     check('interval --rows: max<= is the bound of the last slot, 2047',
-          rc == 0 and not fed and len(rows) == 2 and rows[0].split()[-1] == 'max<=' and
-          rows[1].split()[-1] == '2047', (fed, out, err))
+          rc == 0 and not fed and len(rows) == 2 and rows[0].split()[-2] == 'max<=' and
+          rows[1].split()[-2] == '2047', (fed, out, err))
 
 
 def test_names_units(rng):
@@ -1586,6 +1587,40 @@ def test_hist(rng):
               for r, s in zip(rows, counts)) and '[1.024 us, 1.151 us]' in out, out[:1500])
 
 
+def test_rows_time_total(rng):
+    """
+    #32, 15: --rows has a time column, the interval's end as funclatency -T
+    prints it (HH:MM:SS, local time), and a total: the sum of the
+    interval's samples, the time spent in what they measure.
+    """
+    values = [int(rng.lognormvariate(9, 1)) for _ in range(3000)]
+    snaps = [gen.render({0: values[:n]}, 3) for n in (500, 1500, 1500, 3000)]
+    before = time.time()
+    rc, out, err, fed = follow_reads(['--rows', '--interval', '0.2', '--count', '3'], snaps)
+    after = time.time()
+    rows = out.splitlines()
+    # Any second the run went through, local time (around midnight too).
+    clocks = {time.strftime('%H:%M:%S', time.localtime(t))
+              for t in range(int(before), int(after) + 2)}
+    check('interval --rows: a first column time, HH:MM:SS of each interval\'s end',
+          rc == 0 and not fed and len(rows) == 4 and rows[0].split()[0] == 'time' and
+          all(r.split()[0] in clocks for r in rows[1:]), (fed, out, err, sorted(clocks)))
+    want = [sum(values[500:1500]), 0, sum(values[1500:3000])]
+    got = [float(r.split()[-1]) if r.split()[-1].isdigit() else None for r in rows[1:]]
+    tol = mean_tolerance(values, 3)
+    check('interval --rows: a last column total, the sum of the interval\'s samples',
+          rc == 0 and rows and rows[0].split()[-1] == 'total' and len(got) == 3 and
+          None not in got and all(abs(g - w) <= tol * 1500 + 1 for g, w in zip(got, want)),
+          (got, want, out))
+    rc, out, err, fed = follow_reads(['--rows', '-u', 'ns', '--interval', '0.2', '--count', '1'],
+                                     snaps[:2])
+    rows = out.splitlines()
+    total = value_ns(' '.join(rows[1].split()[-2:])) if len(rows) == 2 else 0
+    check('interval --rows -u ns: the total with its unit, to 3 significant digits',
+          rc == 0 and not fed and abs(total / want[0] - 1) < 0.005 and
+          sig_digits(' '.join(rows[1].split()[-2:])) == 3, (total, want[0], out, err))
+
+
 def main():
     global KSTATS, TMP
     if len(sys.argv) != 2:
@@ -1625,6 +1660,7 @@ def main():
         test_merge_bits(random.Random('%d-merge' % seed))
         test_interval_formats(random.Random('%d-interval' % seed))
         test_hist(random.Random('%d-hist' % seed))
+        test_rows_time_total(random.Random('%d-rows' % seed))
     finally:
         shutil.rmtree(TMP)
     print('%d passed, %d failed' % (RESULTS['passed'], RESULTS['failed']))
