@@ -273,9 +273,12 @@ static const char *fmt_digits(char *buf, size_t n, int neg, uint64_t m, int e, i
 		e -= 3;
 		u++;
 	}
-	if (e >= 0) {
+	if (e > 20) {
+		/* Past 10^23 s (a total of many huge samples): in exponent form. */
+		snprintf(buf, n, "%s%.*e %s", sign, ndigits(m) - 1, m * pow(10, e), unit_names[u]);
+	} else if (e >= 0) {
 		snprintf(buf, n, "%s%llu%.*s %s", sign, (unsigned long long)m, e,
-			 "0000000000000000000000", unit_names[u]);
+			 "00000000000000000000", unit_names[u]);
 	} else if (e < -19) {
 		snprintf(buf, n, "0 %s", unit_names[u]);
 	} else {
