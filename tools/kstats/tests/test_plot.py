@@ -1,0 +1,741 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""usage: test_plot.py KSTATS [--plot SCRIPT] [--count-with LOG]
+
+Tests of kstats-plot (the kstats-plot.sh beside KSTATS, or SCRIPT) and of
+harness/plot.sh, on inputs generated from known samples (kstats_gen.py);
+they need gnuplot. The plots are read back from SVG: the texts and where
+they are, the curves' points, the dashed marker lines, the plot's border;
+pixels map to values through the axis' labelled ticks.
+
+Prints PASS/FAIL lines, "test_plot.py: N passed, N failed", then, with
+--count-with LOG (the output of test_kstats.py, as make test runs them),
+one "N passed, N failed" line that counts the tests of both (a LOG
+without its count line is one failure more); exits 1 on any failure.
+"""
+import json
+import math
+import os
+import random
+import re
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import xml.dom.minidom
+import xml.parsers.expat
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kstats_gen as gen  # noqa: E402
+
+KSTATS = None
+PLOT = None
+TMP = None
+RESULTS = {'passed': 0, 'failed': 0}
+# A bound for a hung run, not a timing.
+HANG = 120
+SEED = 3232
+
+
+def check(name, ok, detail=''):
+    if ok:
+        RESULTS['passed'] += 1
+        print('PASS: ' + name, flush=True)
+    else:
+        RESULTS['failed'] += 1
+        print('FAIL: %s %s' % (name, detail), flush=True)
+
+
+def run(args, stdin=None, env=None, cwd=None):
+    """Status, output, error of a command (-9 if it hangs: killed after
+    HANG s, with every process that it started)."""
+    with subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=env, cwd=cwd,
+                          start_new_session=True) as p:
+        try:
+            out, err = p.communicate(stdin, timeout=HANG)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, err = p.communicate()
+            return -9, out, err + '\nstill running after %d s: killed' % HANG
+    return p.returncode, out, err
+
+
+def plot(args, stdin=None, env=None, cwd=None):
+    return run(['sh', PLOT] + args, stdin, env, cwd)
+
+
+def write(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write(text)
+    return path
+
+
+def json_of(path, *args):
+    rc, out, err = run([KSTATS, '--json'] + list(args) + [path])
+    assert rc == 0, err
+    return json.loads(out)
+
+
+# Values of the tick labels: 2.5 us, 10 ms, 1 s with a unit (in s), 500,
+# 1k, 2.5M without.
+PREFIX = {'p': 1e-12, 'n': 1e-9, 'u': 1e-6, 'm': 1e-3, '': 1, 'k': 1e3, 'M': 1e6,
+          'G': 1e9, 'T': 1e12, 'P': 1e15, 'E': 1e18}
+WITH_UNIT = re.compile(r'^(0|(\d+(\.\d+)?) ([pnum]?)s)$')
+NO_UNIT = re.compile(r'^(\d+(\.\d+)?)([pnumkMGTPE]?)$')
+SCALE = {'ns': 1e-9, 'us': 1e-6, 'ms': 1e-3, 's': 1}
+
+
+def label_value(label, unit):
+    """The value of a tick label in the unit of the data; None if the
+    label is not in the one style of the axis."""
+    if unit:
+        m = WITH_UNIT.match(label)
+        if not m:
+            return None
+        return 0.0 if m.group(1) == '0' else float(m.group(2)) * PREFIX[m.group(4)] / SCALE[unit]
+    m = NO_UNIT.match(label)
+    return float(m.group(1)) * PREFIX[m.group(3)] if m else None
+
+
+class Svg:
+    """What a gnuplot SVG shows: texts (text, x, y, anchor, fill), the
+    border (left, top, right, bottom), the dashed lines (x, colour), the
+    curves {title: [(x, y)...]} in order."""
+
+    def __init__(self, path):
+        self.ok = False
+        try:
+            doc = xml.dom.minidom.parse(path)
+        except (OSError, xml.parsers.expat.ExpatError):
+            return
+        self.ok = True
+
+        def data(node):
+            return ''.join(c.data if c.nodeType == c.TEXT_NODE else data(c)
+                           for c in node.childNodes)
+        self.texts = []
+        for g in doc.getElementsByTagName('g'):
+            m = re.match(r'translate\(([-\d.]+),([-\d.]+)\)', g.getAttribute('transform'))
+            if not m:
+                continue
+            for t in g.childNodes:
+                if t.nodeType == t.ELEMENT_NODE and t.tagName == 'text':
+                    text = (data(t), float(m.group(1)), float(m.group(2)),
+                            g.getAttribute('text-anchor'), g.getAttribute('fill'))
+                    # A boxed label is written twice, for its box, then
+                    # on it.
+                    if text not in self.texts:
+                        self.texts.append(text)
+        self.border = None
+        self.dashed = []
+        segments = []
+        for p in doc.getElementsByTagName('path'):
+            d = p.getAttribute('d')
+            segments += [tuple(map(float, sub)) for sub in
+                         re.findall(r'M\s*([-\d.]+),([-\d.]+)\s*L\s*([-\d.]+),([-\d.]+)', d)]
+            pts = [tuple(map(float, xy)) for xy in re.findall(r'([-\d.]+),([-\d.]+)', d)]
+            if self.border is None and d.strip().endswith('Z') and len(pts) == 5:
+                xs, ys = [x for x, _ in pts], [y for _, y in pts]
+                self.border = (min(xs), min(ys), max(xs), max(ys))
+            if p.getAttribute('stroke-dasharray'):
+                for sub in re.findall(r'M\s*([-\d.]+),([-\d.]+)\s*L\s*([-\d.]+),([-\d.]+)', d):
+                    x0, y0, x1, y1 = map(float, sub)
+                    if abs(x0 - x1) < 0.01 and abs(y0 - y1) > 10:
+                        self.dashed.append((x0, re.sub(r'\s', '', p.getAttribute('stroke'))))
+        # The major ticks of the y axis: 9 pixels long, from the left
+        # border (a minor one is 4.5). A label's y is its baseline.
+        self.ymajor = [y0 for x0, y0, x1, y1 in segments if self.border and
+                       abs(x0 - self.border[0]) < 0.01 and y0 == y1 and x1 - x0 > 6]
+        self.curves = {}
+        for g in doc.getElementsByTagName('g'):
+            if not g.getAttribute('id').startswith('gnuplot_plot_'):
+                continue
+            t = g.getElementsByTagName('title')
+            title = t[0].firstChild.data if t and t[0].firstChild else ''
+            subs = []
+            colour = None
+            for p in g.getElementsByTagName('path'):
+                colour = colour or re.sub(r'\s', '', p.getAttribute('stroke'))
+                for sub in re.split(r'M', p.getAttribute('d'))[1:]:
+                    subs.append([tuple(map(float, xy))
+                                 for xy in re.findall(r'([-\d.]+),([-\d.]+)', sub)])
+            # The first is the key's sample of the line.
+            self.curves[title] = ([pt for s in subs[1:] for pt in s], colour)
+
+    def text_list(self):
+        return [t[0] for t in self.texts]
+
+    def xticks(self):
+        """The labels below the border, left to right: (label, x)."""
+        _, _, _, bottom = self.border
+        return sorted(((t, x) for t, x, y, a, _ in self.texts
+                       if a == 'middle' and bottom < y < bottom + 30), key=lambda t: t[1])
+
+    def yticks(self):
+        """The labels left of the border, bottom to top: (label, y of
+        the major tick that each labels, just above its baseline)."""
+        left = self.border[0]
+        ticks = []
+        for t, x, y, a, _ in self.texts:
+            if a == 'end' and x < left:
+                near = [m for m in self.ymajor if 0 <= y - m < 8]
+                ticks.append((t, min(near, key=lambda m: y - m) if near else y))
+        return sorted(ticks, key=lambda t: -t[1])
+
+
+def axis_map(ticks, unit, log):
+    """pixel -> value and value -> pixel of an axis, from its labelled
+    ticks (at least two in the style of the axis); None otherwise."""
+    pts = [(label_value(t, unit), p) for t, p in ticks]
+    if len(pts) < 2 or any(v is None for v, _ in pts) or (log and any(v <= 0 for v, _ in pts)):
+        return None
+    f = math.log10 if log else (lambda v: v)
+    (v0, p0), (v1, p1) = pts[0], pts[-1]
+    a = (p1 - p0) / (f(v1) - f(v0))
+    # Every tick where the first and last put it.
+    if any(abs(p0 + a * (f(v) - f(v0)) - p) > 1 for v, p in pts):
+        return None
+
+    def to_value(p):
+        u = f(v0) + (p - p0) / a
+        return 10 ** u if log else u
+
+    def to_pixel(v):
+        return p0 + a * (f(v) - f(v0))
+    return to_value, to_pixel
+
+
+def svg_plot(args, name, stdin=None, env=None):
+    """kstats-plot -t svg of args into NAME.svg: status, error, Svg."""
+    img = os.path.join(TMP, name + '.svg')
+    if os.path.exists(img):
+        os.unlink(img)
+    rc, _, err = plot(['-t', 'svg', '-o', img] + args, stdin, env)
+    return rc, err, Svg(img)
+
+
+def lognormal(rng, n, mu, sigma):
+    return [max(1, int(rng.lognormvariate(mu, sigma))) for _ in range(n)]
+
+
+def fake_bin():
+    """A directory for PATH with a gnuplot that logs each run to
+    $TMP/gnuplot.log, then runs the real one."""
+    d = os.path.join(TMP, 'fakebin')
+    if not os.path.isdir(d):
+        os.mkdir(d)
+        real = shutil.which('gnuplot')
+        with open(os.path.join(d, 'gnuplot'), 'w', encoding='ascii') as f:
+            f.write('#!/bin/sh\necho run >> "%s/gnuplot.log"\nexec "%s" "$@"\n' % (TMP, real))
+        os.chmod(os.path.join(d, 'gnuplot'), 0o755)
+    return d
+
+
+def runs_logged(log):
+    try:
+        with open(os.path.join(TMP, log), encoding='ascii') as f:
+            return len(f.readlines())
+    except FileNotFoundError:
+        return 0
+
+
+# 8: kstats-plot's errors are kstats's, not gnuplot's.
+
+def test_errors(rng):
+    env = dict(os.environ, PATH=fake_bin() + os.pathsep + os.environ['PATH'])
+    good = write('good.txt', gen.render({0: lognormal(rng, 2000, 9, 1)}, 3))
+    empty = write('empty.txt', '')
+    comments = write('comments.txt', '# nothing yet\n')
+    garbage = write('garbage.txt', 'hello world\n')
+    text = open(good).read()
+    truncated = write('truncated.txt', ''.join(text.splitlines(True)[:5]))
+    img = os.path.join(TMP, 'err.png')
+
+    def one_line(err):
+        return len(err.splitlines()) == 1 and 'gnuplot' not in err and \
+            'range is invalid' not in err and 'plot.gp' not in err
+
+    for path, what in ((empty, 'an empty file'), (comments, 'a file of comments only')):
+        for args in ([], ['--cdf'], ['--spectrum'], ['--per-cpu'], ['-t', 'png', '-o', img]):
+            if os.path.exists(img):
+                os.unlink(img)
+            before = runs_logged('gnuplot.log')
+            rc, out, err = plot(args + [path], env=env)
+            check('kstats-plot %s of %s -> exit 1, "kstats-plot: FILE: no samples", '
+                  'gnuplot not run' % (' '.join(args), what),
+                  rc == 1 and err == 'kstats-plot: %s: no samples\n' % path and
+                  runs_logged('gnuplot.log') == before and not os.path.exists(img),
+                  (rc, out[-300:], err))
+    rc, _, err = plot(['-'], stdin='', env=env)
+    check('kstats-plot - of nothing -> exit 1, "kstats-plot: standard input: no samples"',
+          rc == 1 and err == 'kstats-plot: standard input: no samples\n', (rc, err))
+
+    want = "line 1: expected 'slot S CPU C count N avg A p P'"
+    for args in ([garbage], ['--per-cpu', garbage], ['--spectrum', garbage],
+                 [good, garbage], ['--cdf', good, garbage]):
+        rc, _, err = plot(args, env=env)
+        check('kstats-plot %s -> exit 1, kstats\' message naming the file, not "-"'
+              % ' '.join(os.path.basename(a) for a in args),
+              rc == 1 and err.startswith('kstats-plot: %s: %s' % (garbage, want)) and
+              one_line(err) and 'kstats: -:' not in err, (rc, err))
+    rc, _, err = plot(['-'], stdin='hello world\n', env=env)
+    check('kstats-plot - of a garbage text -> "kstats-plot: standard input: line 1: ..."',
+          rc == 1 and err.startswith('kstats-plot: standard input: ' + want) and one_line(err),
+          (rc, err))
+    rc, _, err = plot([truncated], env=env)
+    check('kstats-plot of a truncated file -> exit 1, "FILE: truncated input" (kstats\')',
+          rc == 1 and err.startswith('kstats-plot: %s: truncated input' % truncated) and
+          one_line(err), (rc, err))
+
+    # The output: checked before gnuplot runs, or anything is read.
+    rdonly = os.path.join(TMP, 'rdonly')
+    os.mkdir(rdonly)
+    os.chmod(rdonly, 0o555)
+    cases = [(os.path.join(TMP, 'no', 'such', 'dir', 'x.png'), 'no directory ' +
+              os.path.join(TMP, 'no', 'such', 'dir')),
+             (TMP, 'a directory'),
+             ('/proc/kstats-plot-test.png', 'cannot create it in /proc')]
+    # root writes into a directory of mode 555.
+    if os.geteuid() != 0:
+        cases.append((os.path.join(rdonly, 'x.png'), 'cannot create it in ' + rdonly))
+    for out, why in cases:
+        for term in ('png', 'svg'):
+            before = runs_logged('gnuplot.log')
+            rc, _, err = plot(['-t', term, '-o', out, good], env=env)
+            check('kstats-plot -t %s -o %s -> exit 1, "cannot write the image: %s", '
+                  'gnuplot not run' % (term, out, why),
+                  rc == 1 and err == 'kstats-plot: %s: cannot write the image: %s\n' % (out, why) and
+                  runs_logged('gnuplot.log') == before, (rc, err))
+    os.chmod(rdonly, 0o755)
+    # An image that is there stays as it was on an error.
+    keep = write('keep.png', 'the old image')
+    rc, _, err = plot(['-t', 'png', '-o', keep, garbage], env=env)
+    check('kstats-plot -o OLD of a garbage file: OLD left as it was',
+          rc == 1 and open(keep).read() == 'the old image', (rc, err))
+    rc, _, err = plot(['-t', 'png', '-o', keep, good], env=env)
+    with open(keep, 'rb') as f:
+        check('kstats-plot -o OLD of a good file: OLD is the new image',
+              rc == 0 and f.read(4) == b'\x89PNG', (rc, err))
+
+
+# 12: names as they are, units, one style of ticks, the data's range,
+# --xrange, percentile markers, the percentile spectrum.
+
+def test_names_as_they_are(rng):
+    text = gen.render({0: lognormal(rng, 500, 9, 1), 1: lognormal(rng, 500, 9, 1)}, 3)
+    names = ['a_b^c{d}', 'x@y&z~w', 'under_score', r'back\slash']
+    for n in names:
+        write(n, text)
+    cwd = TMP
+    for args, want in (([names[0]], [names[0]]),
+                       ([names[0], names[1]], names[:2]),
+                       (['--cdf', names[2], names[3]], names[2:]),
+                       (['--spectrum', names[0]], [names[0]]),
+                       (['--per-cpu', names[0], names[1]],
+                        ['%s CPU %d' % (n, c) for n in names[:2] for c in (0, 1)])):
+        img = os.path.join(TMP, 'names.svg')
+        rc, _, err = run(['sh', PLOT, '-t', 'svg', '-o', img] + args, cwd=cwd)
+        s = Svg(img)
+        # Enhanced text would draw a_b^c{d} as a, a subscript b, a
+        # superscript c{d}: texts "a", "b", "c{d}" or without the marks.
+        check('kstats-plot %s: the legend shows each name as it is (noenhanced)'
+              % ' '.join(args), rc == 0 and s.ok and
+              [t for t in s.text_list() if t in want] == want, (rc, err, s.ok and s.text_list()))
+    series = write('a_b^c.series', 'interval 1 seconds 1.000 rate 10.0/s\n' +
+                   run([KSTATS, '--csv', os.path.join(TMP, names[0])])[1])
+    img = os.path.join(TMP, 'heat.svg')
+    rc, _, err = run(['sh', PLOT, '--heatmap', '-t', 'svg', '-o', img, series])
+    s = Svg(img)
+    check('kstats-plot --heatmap of a_b^c.series: its title as it is',
+          rc == 0 and s.ok and 'a_b^c.series' in s.text_list(), (rc, err))
+
+
+def test_units_and_ticks(rng):
+    # Samples from 2 to 40 us, ms and s, in ns, us, ms and s.
+    for unit, div, want in (('ns', 1, '10 us'), ('us', 1, '10 ms'), ('ms', 1, '10 s'),
+                            ('s', 1000, '10 s')):
+        values = [int(2000 * 20 ** (i / 2000)) // div for i in range(2001)]
+        path = write('units-' + unit, gen.render({0: values}, 3))
+        for view in ([], ['--cdf'], ['--linear']):
+            rc, err, s = svg_plot(view + ['-u', unit, path], 'units')
+            ticks = s.xticks() if s.ok else []
+            styled = [t for t, _ in ticks if label_value(t, unit) is not None]
+            check('kstats-plot -u %s %s of 2 to 40 %s: every value tick says its unit '
+                  '(as "%s"), the axis is "latency"'
+                  % (unit, ' '.join(view), want[3:], want),
+                  rc == 0 and len(ticks) >= 3 and len(styled) == len(ticks) and
+                  'latency' in s.text_list() and want in [t for t, _ in ticks],
+                  (rc, err, ticks))
+    # Without a unit: engineering notation throughout, 100 to 1M (gnuplot
+    # alone writes 1000 beside 1x10^6).
+    wide = write('wide', gen.render({0: [int(100 * 50000 ** (i / 3000)) for i in range(3001)]}, 3))
+    for view in ([], ['--cdf']):
+        rc, err, s = svg_plot(view + [wide], 'wide')
+        ticks = [t for t, _ in s.xticks()] if s.ok else []
+        check('kstats-plot %s of 100 to 5M without -u: ticks 100, 1k, 10k, 100k, 1M '
+              '(one style)' % ' '.join(view),
+              rc == 0 and ticks == ['100', '1k', '10k', '100k', '1M'] and
+              all(label_value(t, None) is not None for t in ticks), (rc, err, ticks))
+    # Within a decade, 3 us to 9 us: gnuplot alone puts no tick there.
+    narrow = write('narrow', gen.render({0: [3000 + 3 * i for i in range(2000)]}, 3))
+    for view in ([], ['--cdf'], ['--spectrum']):
+        rc, err, s = svg_plot(view + ['-u', 'ns', narrow], 'narrow')
+        ticks = (s.yticks() if view == ['--spectrum'] else s.xticks()) if s.ok else []
+        values = [label_value(t, 'ns') for t, _ in ticks]
+        check('kstats-plot -u ns %s of 3 us to 9 us: 3 or more value ticks, in us'
+              % ' '.join(view), rc == 0 and len(ticks) >= 3 and None not in values and
+              all(t.endswith(' us') for t, _ in ticks), (rc, err, ticks))
+    # The heatmap: value ticks with the unit, colour ticks in one style.
+    series = ''
+    for i in range(4):
+        rc, c, _ = run([KSTATS, '--csv', '-'],
+                       stdin=gen.render({0: lognormal(rng, 3000, 9 + i * 0.3, 1)}, 3))
+        series += 'interval %d seconds 1.000 rate 3000.0/s\n' % (i + 1) + c
+    hm = write('units.series', series)
+    img = os.path.join(TMP, 'units-heat.svg')
+    rc, _, err = plot(['--heatmap', '-u', 'ns', '-t', 'svg', '-o', img, hm])
+    s = Svg(img)
+    if s.ok:
+        left, right = s.border[0], s.border[2]
+        yt = [t for t, x, y, a, _ in s.texts if a == 'end' and x < left]
+        cb = [t for t, x, y, a, _ in s.texts if a == 'start' and x > right]
+    check('kstats-plot --heatmap -u ns: value ticks in us or ms, colour ticks as 10, 100, 1k',
+          rc == 0 and s.ok and len(yt) >= 2 and
+          all(label_value(t, 'ns') is not None for t in yt) and
+          len(cb) >= 2 and all(label_value(t, None) is not None for t in cb),
+          (rc, err, s.ok and (yt, cb)))
+
+
+def test_range(rng):
+    """The value axis from the first to the last non-empty slot, with a
+    small margin; --xrange MIN:MAX."""
+    values = lognormal(rng, 5000, 9, 0.6)
+    values = [v for v in values if 2000 <= v <= 40000]
+    path = write('range', gen.render({0: values}, 3))
+    st = json_of(path)
+    first, last = st['min_bounds'][0], st['max_bounds'][1] + 1
+    for view, log in (([], True), (['--cdf'], True), (['--linear'], False),
+                      (['--linear', '--cdf'], False)):
+        rc, err, s = svg_plot(view + ['-u', 'ns', path], 'range')
+        m = axis_map(s.xticks(), 'ns', log) if s.ok else None
+        if m:
+            lo, hi = m[0](s.border[0]), m[0](s.border[2])
+        if log:
+            ok = m and first / 1.5 < lo <= first and last <= hi < last * 1.5
+        else:
+            span = last - first
+            ok = m and first - span * 0.1 <= lo <= first and last <= hi <= last + span * 0.1
+        check('kstats-plot %s -u ns of %d to %d ns: the axis from about %d to %d ns'
+              % (' '.join(view), min(values), max(values), first, last),
+              rc == 0 and ok, (rc, err, m and (lo, hi)))
+    for view, log in (([], True), (['--linear'], False), (['--spectrum'], True)):
+        for xr, want in (('3000:30000', (3000, 30000)), ('5000:', (5000, None)),
+                         (':8000', (None, 8000))):
+            rc, err, s = svg_plot(view + ['-u', 'ns', '--xrange', xr, path], 'xrange')
+            if view == ['--spectrum']:
+                m = axis_map(s.yticks(), 'ns', log) if s.ok else None
+                ends = m and (m[0](s.border[3]), m[0](s.border[1]))
+            else:
+                m = axis_map(s.xticks(), 'ns', log) if s.ok else None
+                ends = m and (m[0](s.border[0]), m[0](s.border[2]))
+            ok = m and all(w is None or abs(e - w) <= w * 0.01 for e, w in zip(ends, want))
+            check('kstats-plot %s --xrange %s: the value axis from %s to %s'
+                  % (' '.join(view), xr, want[0] or 'the data', want[1] or 'the data'),
+                  rc == 0 and ok, (rc, err, ends))
+    for xr, why in (('abc', "is not MIN:MAX"), ('1:2:3', 'is not MIN:MAX'),
+                    ('x:1', 'is not MIN:MAX (numbers)'), (':', 'is not MIN:MAX (numbers)'),
+                    ('5:1', 'MIN is not below MAX'), ('0:10', 'MIN is 0 on a logarithmic axis'),
+                    ('1;system("touch X"):2', 'is not MIN:MAX')):
+        rc, out, err = plot(['--xrange', xr, path], cwd=TMP)
+        check('kstats-plot --xrange %s -> exit 1, "%s", then Try' % (xr, why),
+              rc == 1 and why in err.splitlines()[0] and
+              err.splitlines()[-1] == "Try 'kstats-plot --help'." and
+              not os.path.exists(os.path.join(TMP, 'X')), err)
+    rc, err, s = svg_plot(['--linear', '--xrange', '0:50000', '-u', 'ns', path], 'xrange0')
+    check('kstats-plot --linear --xrange 0:50000 -u ns: from 0 to 50 us',
+          rc == 0 and s.ok and [t for t, _ in s.xticks()][0] == '0' and
+          [t for t, _ in s.xticks()][-1] == '50 us', (rc, err, s.ok and s.xticks()))
+
+
+def test_markers(rng):
+    """Percentile markers on the density and the CDF: a dashed vertical
+    line at kstats' value of each percentile, labelled pQ."""
+    a = write('mark-a', gen.render({0: lognormal(rng, 20000, 9, 1)}, 3))
+    b = write('mark-b', gen.render({0: lognormal(rng, 20000, 10, 0.5)}, 3))
+    for view in ([], ['--cdf'], ['--linear'], ['--linear', '--cdf']):
+        log = '--linear' not in view
+        for pcts, args in (('50,99', []), ('90,99.9', ['-p', '90,99.9'])):
+            st = json_of(a, '-p', pcts)
+            rc, err, s = svg_plot(view + args + ['-u', 'ns', a], 'markers')
+            m = axis_map(s.xticks(), 'ns', log) if s.ok else None
+            bad = []
+            for q in pcts.split(','):
+                want = m[1](st['percentiles'][q]['value']) if m else 0
+                lines = [x for x, _ in s.dashed if abs(x - want) < 1.5] if s.ok else []
+                labels = [x for t, x, *_ in s.texts if t == 'p' + q] if s.ok else []
+                if not lines or len(labels) != 1 or not want <= labels[0] <= want + 15:
+                    bad.append((q, want, s.ok and s.dashed, labels))
+            check('kstats-plot %s %s: dashed lines at kstats\' p%s, labelled'
+                  % (' '.join(view), ' '.join(args), pcts.replace(',', ' and p')),
+                  rc == 0 and m and not bad and len(s.dashed) == len(pcts.split(',')),
+                  (rc, err, bad))
+    rc, err, s = svg_plot(['-p', '', a], 'nomarkers')
+    check("kstats-plot -p '': no markers", rc == 0 and s.ok and not s.dashed and
+          not [t for t in s.text_list() if re.match(r'^p\d', t)], (rc, err))
+    rc, err, s = svg_plot(['--spectrum', a], 'nomarkers')
+    check('kstats-plot --spectrum: no markers (its axis is the percentiles)',
+          rc == 0 and s.ok and not s.dashed, (rc, err))
+    # Two inputs: the markers of each, in its curve's colour.
+    rc, err, s = svg_plot(['--cdf', a, b], 'markers2')
+    if s.ok:
+        colours = [s.curves[n][1] for n in ('mark-a', 'mark-b')]
+        by_colour = [sorted(x for x, c in s.dashed if c == col) for col in colours]
+    check('kstats-plot --cdf A B: p50 and p99 of each, in the colour of its curve',
+          rc == 0 and s.ok and colours[0] != colours[1] and
+          [len(x) for x in by_colour] == [2, 2] and
+          [t for t in s.text_list() if t in ('p50', 'p99')] == ['p50', 'p99'] * 2,
+          (rc, err, s.ok and (colours, s.dashed)))
+    # The labels of the density above its curves; those of the CDF below
+    # the curve of their input (that of the other may pass there).
+    for view in ([], ['--cdf']):
+        rc, err, s = svg_plot(view + [a, b], 'labels')
+        labels = [(x, y, re.sub(r'\s', '', fill)) for t, x, y, _, fill in s.texts
+                  if t in ('p50', 'p99')] if s.ok else []
+        curves = [(pt, c[1]) for c in s.curves.values() for pt in c[0]] if s.ok else []
+        if view:
+            clash = [(lx, ly) for lx, ly, fill in labels for (x, y), colour in curves
+                     if colour == fill and lx <= x <= lx + 25 and ly - 14 <= y <= ly + 2]
+        else:
+            clash = [(lx, ly) for lx, ly, _ in labels for (x, y), _ in curves if y <= ly + 2]
+        check('kstats-plot %s A B: the markers\' labels clear of the curves'
+              % ' '.join(view), rc == 0 and len(labels) == 4 and curves and not clash,
+              (rc, err, clash[:3]))
+    for p in ('0', '101', 'x', '50,,99', '50,'):
+        rc, _, err = plot(['-p', p, a])
+        check('kstats-plot -p %s -> exit 1, not a list of percentiles' % p,
+              rc == 1 and 'is not a list of percentiles' in err, err)
+
+
+def test_spectrum(rng):
+    """x = 1/(1-p) on a log axis labelled 0%, 90%, 99%...; y the value of
+    the percentile; the curve goes on to the last sample."""
+    n = 20000
+    values = lognormal(rng, n - 30, 9, 0.5) + lognormal(rng, 30, 13, 0.3)
+    path = write('spectrum', gen.render({0: values[:12000], 1: values[12000:]}, 3))
+    st = json_of(path, '-p', '50,99,99.9')
+    for view, log in (([], True), (['--linear'], False)):
+        rc, err, s = svg_plot(['--spectrum', '-u', 'ns'] + view + [path], 'spectrum')
+        if not s.ok:
+            check('kstats-plot --spectrum %s: an image' % ' '.join(view), False, (rc, err))
+            continue
+        xt = [t for t, _ in s.xticks()]
+        check('kstats-plot --spectrum %s: x ticks 0%%, 50%%, 90%%, 99%%, 99.9%%, 99.99%%'
+              % ' '.join(view), xt == ['0%', '50%', '90%', '99%', '99.9%', '99.99%'], xt)
+        ypos = {t: p for t, p in s.xticks()}
+        ym = axis_map(s.yticks(), 'ns', log)
+        pts = s.curves.get('spectrum', ([], None))[0]
+        # x of the pixels, on the axis of 1/(1-p) (1 at 0%, 100 at 99%).
+        xm = lambda px: 10 ** ((px - ypos['0%']) / (ypos['99%'] - ypos['0%']) * 2)  # noqa: E731
+        bad = []
+        if not ym or not pts:
+            bad.append('no y axis or curve')
+        else:
+            right = max(pts, key=lambda p: p[0])
+            top = min(pts, key=lambda p: p[1])
+            if abs(xm(right[0]) - n) > n * 0.02:
+                bad.append('ends at 1/(1-p) = %g, not %d' % (xm(right[0]), n))
+            # The last step is at the mean of the max's slot, within
+            # the max's bounds.
+            mlo, mhi = st['max_bounds']
+            if not mlo * 0.98 <= ym[0](top[1]) <= mhi * 1.02:
+                bad.append('top at %g, not in the max slot [%g, %g]'
+                           % (ym[0](top[1]), mlo, mhi))
+            for q in ('50', '99', '99.9'):
+                # The sample of rank r = ceil(q n / 100) is the p of
+                # (r - 1/2) / n, halfway between r - 1 and r, where the
+                # curve has the value of the slot that holds it.
+                r = math.ceil(float(q) / 100 * n)
+                x = n / (n - r + 0.5)
+                px = ypos['0%'] + math.log10(x) / 2 * (ypos['99%'] - ypos['0%'])
+                # At a step, the higher value (the smaller pixel y)
+                # is the one past it.
+                y = [py for qx, py in sorted(pts, key=lambda p: (p[0], -p[1])) if qx <= px]
+                v = ym[0](y[-1]) if y else None
+                if v is None or abs(v - st['percentiles'][q]['value']) > 1 + \
+                        st['percentiles'][q]['value'] * 0.02:
+                    bad.append('p%s: %s, not %g' % (q, v, st['percentiles'][q]['value']))
+        check('kstats-plot --spectrum %s: the value of p50, p99 and p99.9 at 50%%, 99%%, '
+              '99.9%%, on to the max at the last sample' % ' '.join(view),
+              rc == 0 and not bad, (rc, err, bad))
+    other = write('spectrum-b', gen.render({0: lognormal(rng, 5000, 9.5, 0.4)}, 3))
+    rc, err, s = svg_plot(['--spectrum', path, other], 'spectrum2')
+    check('kstats-plot --spectrum A B: a curve each',
+          rc == 0 and s.ok and list(s.curves) == ['spectrum', 'spectrum-b'], (rc, err))
+    rc, _, err = plot(['--spectrum', '--cdf', path])
+    check('kstats-plot --spectrum --cdf -> exit 1, one of them',
+          rc == 1 and 'one of them' in err, err)
+    # On the terminal too.
+    rc, out, err = plot(['--spectrum', '-s', '100,30', path])
+    check('kstats-plot --spectrum on the terminal: 90% and 99.9% on the axis',
+          rc == 0 and '90%' in out and '99.9%' in out, (rc, out[-500:], err))
+
+
+# 13: --per-cpu reads each input once, runs kstats once per input and
+# gnuplot once; the top N CPUs.
+
+def test_per_cpu(rng):
+    # A kstats-plot beside a kstats that logs its runs, and a gnuplot that
+    # logs its own.
+    d = os.path.join(TMP, 'counted')
+    os.mkdir(d)
+    shutil.copy(PLOT, os.path.join(d, 'kstats-plot.sh'))
+    with open(os.path.join(d, 'kstats'), 'w', encoding='ascii') as f:
+        f.write('#!/bin/sh\necho run >> "%s/kstats.log"\nexec "%s" "$@"\n' % (TMP, KSTATS))
+    os.chmod(os.path.join(d, 'kstats'), 0o755)
+    env = dict(os.environ, PATH=fake_bin() + os.pathsep + os.environ['PATH'])
+    # 20 CPUs, CPU c with 100 + 10 c samples: the top 8 are 12 to 19.
+    by_cpu = {c: lognormal(rng, 100 + 10 * c, 8 + c * 0.05, 0.7) for c in range(20)}
+    path = write('cpus20', gen.render(by_cpu, 3))
+    few = write('cpus3', gen.render({c: by_cpu[c] for c in (0, 4, 9)}, 3))
+    for args, kruns, want, note in (
+            (['--per-cpu', path], 1, [12, 13, 14, 15, 16, 17, 18, 19], 8),
+            (['--per-cpu', '--top', '3', path], 1, [17, 18, 19], 3),
+            (['--per-cpu', '--top', '20', '--cdf', path], 1, list(range(20)), None),
+            (['--per-cpu', '--spectrum', few], 1, [0, 4, 9], None),
+            (['--per-cpu', path, few], 2, None, 8)):
+        for log in ('kstats.log', 'gnuplot.log'):
+            if os.path.exists(os.path.join(TMP, log)):
+                os.unlink(os.path.join(TMP, log))
+        img = os.path.join(TMP, 'cpus.svg')
+        rc, _, err = run(['sh', os.path.join(d, 'kstats-plot.sh'), '-t', 'svg', '-o', img] +
+                         args, env=env)
+        s = Svg(img)
+        titles = list(s.curves) if s.ok else []
+        if want is None:
+            want_titles = (['cpus20 CPU %d' % c for c in range(12, 20)] +
+                           ['cpus3 CPU %d' % c for c in (0, 4, 9)])
+        else:
+            want_titles = ['%s CPU %d' % (os.path.basename(args[-1]), c) for c in want]
+        said = 'the %d of its 20 CPUs with the most samples' % note if note else None
+        check('kstats-plot %s: kstats run %d time(s), gnuplot once; the curves %s'
+              % (' '.join(os.path.basename(a) for a in args), kruns,
+                 'of the %d CPUs with the most samples, said in the title and on '
+                 'standard error' % note if note else 'of every CPU'),
+              rc == 0 and runs_logged('kstats.log') == kruns and
+              runs_logged('gnuplot.log') == 1 and titles == want_titles and
+              (err == 'kstats-plot: %s: %s\n' % (path, said) and
+               'cpus20: ' + said in s.text_list() if note else err == ''),
+              (rc, err, runs_logged('kstats.log'), runs_logged('gnuplot.log'), titles))
+    for top in ('0', 'x', '-1', '1;system("touch X")'):
+        rc, _, err = plot(['--per-cpu', '--top', top, path], cwd=TMP)
+        check('kstats-plot --top %s -> exit 1, not a number of CPUs' % top,
+              rc == 1 and 'is not a number of CPUs' in err and
+              not os.path.exists(os.path.join(TMP, 'X')), err)
+    # Each CPU's curve is that CPU's distribution: the CDF of CPU 17 of
+    # --per-cpu is the CDF of CPU 17's lines alone (the same points on
+    # the same axes).
+    text = open(path).read()
+    cpu17 = write('cpu17', ''.join(l for l in text.splitlines(True) if l.split()[2:4] == ['CPU', '17']))
+    axes = ['--cdf', '-p', '', '--xrange', '100:100000']
+    _, err1, s1 = svg_plot(axes + ['--per-cpu', '--top', '20', path], 'percpu')
+    _, err2, s2 = svg_plot(axes + [cpu17], 'cpu17')
+    p1 = s1.curves.get('cpus20 CPU 17', ([], None))[0] if s1.ok else []
+    p2 = s2.curves.get('cpu17', ([], None))[0] if s2.ok else []
+    check('kstats-plot --per-cpu --cdf: the curve of CPU 17 is the CDF of its lines alone',
+          len(p1) > 10 and p1 == p2, (err1, err2, len(p1), len(p2)))
+    rc, _, err = plot(['--per-cpu', '-'], stdin=''.join(l for l in text.splitlines(True)
+                                                        if ' CPUS ' in l))
+    check('kstats-plot --per-cpu of CPUS lines only -> exit 1, no CPU lines',
+          rc == 1 and err.startswith('kstats-plot: standard input: no CPU lines'), err)
+
+
+def test_harness_plot():
+    """harness/plot.sh: no file name reaches a shell or gnuplot as code."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
+                          'harness', 'plot.sh')
+    if not os.path.exists(script) or not shutil.which('bash') or not shutil.which('gcc'):
+        print('SKIP: harness/plot.sh (not in this tree, or no bash or gcc)')
+        return
+    d = os.path.join(TMP, 'harness')
+    os.mkdir(d)
+    names = ["a';touch INJECTED;'b", '$(touch X)', '`touch Y`', '"; system("touch G"); "',
+             'x"y\'z']
+    text = gen.render({0: [int(1000 * 1.001 ** i) for i in range(3000)]}, 3)
+    # need_pkgs reads the installed packages from this list: no apt-get.
+    pkgs = write('pkgs', 'gnuplot-nox\n')
+    env = dict(os.environ, KSTATS_PKG_SIMULATE=pkgs)
+    for n in names:
+        with open(os.path.join(d, n), 'w', encoding='ascii') as f:
+            f.write(text)
+        for what in ('pdf', 'cdf'):
+            rc, out, err = run(['bash', script, n, what], env=env, cwd=d)
+            check('harness/plot.sh %r %s: plotted, titled with the name' % (n, what),
+                  rc == 0 and n in out and out.count('*') > 10, (rc, out[-400:], err))
+    check('harness/plot.sh: no command in a name ran (no file INJECTED, X, Y or G made)',
+          sorted(os.listdir(d)) == sorted(names), os.listdir(d))
+
+
+def count_with(log):
+    """The counts of test_kstats.py's output LOG: its last count line."""
+    try:
+        with open(log, encoding='utf-8', errors='replace') as f:
+            counts = re.findall(r'^(\d+) passed, (\d+) failed$', f.read(), re.M)
+    except OSError as e:
+        counts = []
+        print('FAIL: %s: %s' % (log, e))
+    if not counts:
+        print('FAIL: %s: no "N passed, N failed" line (the tests stopped midway?)' % log)
+        return 0, 1
+    return int(counts[-1][0]), int(counts[-1][1])
+
+
+def main():
+    global KSTATS, PLOT, TMP
+    args = sys.argv[1:]
+    log = None
+    if len(args) >= 3 and args[-2] == '--count-with':
+        log = args[-1]
+        args = args[:-2]
+    if len(args) == 3 and args[1] == '--plot':
+        PLOT = os.path.abspath(args[2])
+        args = args[:1]
+    if len(args) != 1:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    KSTATS = os.path.abspath(args[0])
+    PLOT = PLOT or os.path.join(os.path.dirname(KSTATS), 'kstats-plot.sh')
+    TMP = tempfile.mkdtemp(prefix='kstats-plot-test.')
+    rng = random.Random(SEED)
+    try:
+        if not shutil.which('gnuplot'):
+            check('kstats-plot: gnuplot is installed', False)
+        else:
+            test_errors(rng)
+            test_names_as_they_are(rng)
+            test_units_and_ticks(rng)
+            test_range(rng)
+            test_markers(rng)
+            test_spectrum(rng)
+            test_per_cpu(rng)
+            test_harness_plot()
+    finally:
+        for root, dirs, _ in os.walk(TMP):
+            for x in dirs:
+                os.chmod(os.path.join(root, x), stat.S_IRWXU)
+        shutil.rmtree(TMP)
+    print('test_plot.py: %d passed, %d failed' % (RESULTS['passed'], RESULTS['failed']))
+    passed, failed = RESULTS['passed'], RESULTS['failed']
+    if log:
+        p, f = count_with(log)
+        passed += p
+        failed += f
+        print('%d passed, %d failed' % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
