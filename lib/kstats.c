@@ -47,6 +47,8 @@
 /* The files of kstats_trace, in the same directory. */
 #define KSTATS_CONTROL_NAME	"_control"
 #define KSTATS_ERROR_LOG_NAME	"error_log"
+/* The file of a group that sums up its metrics. */
+#define KSTATS_SUMMARY_NAME	"_summary"
 
 /* One line of output per (slot, CPU) and one per slot for all CPUs. */
 #define KSTATS_ALL_CPUS		(-1)
@@ -73,6 +75,13 @@ struct kstats_snapshot {
  */
 static DEFINE_MUTEX(kstats_mutex);
 static LIST_HEAD(kstats_list);
+
+/*
+ * kstats_members_mutex protects the lists of the metrics of groups, which
+ * the readers of a group's summary go through while they hold its file:
+ * not kstats_mutex, under which kstats_delete() waits for them.
+ */
+static DEFINE_MUTEX(kstats_members_mutex);
 static struct dentry *kstats_dir;
 
 /* The mean of @samples (> 0) values of @slot whose sum kstats_record() kept. */
@@ -347,6 +356,137 @@ static const struct file_operations kstats_fops = {
 	.release = kstats_release,
 };
 
+/*
+ * A group's summary: the text made when the file is opened, from one pass
+ * over the counters of its metrics, served as it is.
+ */
+struct kstats_summary {
+	char *buf;
+	size_t len, size;
+};
+
+/* Room for @n more bytes, in a buffer grown by doubling. */
+static int kstats_summary_room(struct kstats_summary *sum, size_t n)
+{
+	size_t size = max_t(size_t, PAGE_SIZE, sum->size);
+	char *buf;
+
+	if (sum->len + n <= sum->size)
+		return 0;
+	while (size < sum->len + n)
+		size *= 2;
+	buf = kvmalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (sum->len)
+		memcpy(buf, sum->buf, sum->len);
+	kvfree(sum->buf);
+	sum->buf = buf;
+	sum->size = size;
+	return 0;
+}
+
+/* The lines of metric @ks: its non-empty slots, all CPUs summed. */
+static int kstats_summary_add(struct kstats_summary *sum, struct kstats *ks)
+{
+	/*
+	 * "function NAME bits B slot S count N avg A\n" and its NUL: N and A
+	 * have at most 20 digits, B 1 and S 5.
+	 */
+	size_t max = strlen(ks->name) + 81;
+	unsigned int slot;
+	int cpu, ret;
+
+	for (slot = 0; slot < ks->nr_slots; slot++) {
+		u64 samples = 0, total = 0;
+
+		for_each_possible_cpu(cpu) {
+			struct kstats_slot *s = per_cpu_ptr(__kstats_slot_ptr(ks, slot), cpu);
+
+			samples += READ_ONCE(s->samples);
+			total += READ_ONCE(s->sum);
+		}
+		if (!samples)
+			continue;
+		ret = kstats_summary_room(sum, max);
+		if (ret)
+			return ret;
+		sum->len += scnprintf(sum->buf + sum->len, sum->size - sum->len,
+				      "function %s bits %u slot %u count %llu avg %llu\n",
+				      ks->name, ks->frac_bits, slot, samples,
+				      kstats_slot_avg(slot, ks->frac_bits, samples, total));
+	}
+	return 0;
+}
+
+static int kstats_summary_open(struct inode *inode, struct file *file)
+{
+	struct dentry *dentry = file->f_path.dentry;
+	struct kstats *group = inode->i_private, *ks;
+	struct kstats_summary *sum;
+	int ret;
+
+	ret = debugfs_file_get(dentry);
+	if (ret)
+		return ret;
+	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
+	if (!sum) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	mutex_lock(&kstats_members_mutex);
+	list_for_each_entry(ks, &group->members, node) {
+		ret = kstats_summary_add(sum, ks);
+		if (ret)
+			break;
+		cond_resched();
+	}
+	mutex_unlock(&kstats_members_mutex);
+	if (ret) {
+		kvfree(sum->buf);
+		kfree(sum);
+	} else {
+		file->private_data = sum;
+	}
+out:
+	debugfs_file_put(dentry);
+	return ret;
+}
+
+static ssize_t kstats_summary_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct kstats_summary *sum = iocb->ki_filp->private_data;
+	loff_t pos = iocb->ki_pos;
+	size_t n;
+
+	if (pos < 0)
+		return -EINVAL;
+	if ((size_t)pos >= sum->len || !iov_iter_count(to))
+		return 0;
+	n = copy_to_iter(sum->buf + pos, sum->len - pos, to);
+	if (!n)
+		return -EFAULT;
+	iocb->ki_pos += n;
+	return n;
+}
+
+static int kstats_summary_release(struct inode *inode, struct file *file)
+{
+	struct kstats_summary *sum = file->private_data;
+
+	kvfree(sum->buf);
+	kfree(sum);
+	return 0;
+}
+
+static const struct file_operations kstats_summary_fops = {
+	.owner = THIS_MODULE,
+	.open = kstats_summary_open,
+	.read_iter = kstats_summary_read_iter,
+	.llseek = default_llseek,
+	.release = kstats_summary_release,
+};
+
 static int kstats_check_name(const char *name)
 {
 	const char *c;
@@ -370,19 +510,25 @@ static int kstats_check_name(const char *name)
 		}
 	}
 	if (!strcmp(name, ".") || !strcmp(name, "..") ||
-	    !strcmp(name, KSTATS_CONTROL_NAME) || !strcmp(name, KSTATS_ERROR_LOG_NAME)) {
+	    !strcmp(name, KSTATS_CONTROL_NAME) || !strcmp(name, KSTATS_ERROR_LOG_NAME) ||
+	    !strcmp(name, KSTATS_SUMMARY_NAME)) {
 		pr_warn("invalid metric name '%s'\n", name);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static struct kstats *kstats_find(const char *name)
+/* The metric or group @name at the top, or in @group. */
+static struct kstats *kstats_find(struct kstats *group, const char *name)
 {
+	struct list_head *list = group ? &group->members : &kstats_list;
 	struct kstats *ks;
 
-	lockdep_assert_held(&kstats_mutex);
-	list_for_each_entry(ks, &kstats_list, node)
+	if (group)
+		lockdep_assert_held(&kstats_members_mutex);
+	else
+		lockdep_assert_held(&kstats_mutex);
+	list_for_each_entry(ks, list, node)
 		if (!strcmp(ks->name, name))
 			return ks;
 	return NULL;
@@ -398,9 +544,10 @@ static void kstats_free(struct kstats *ks)
 	kfree(ks);
 }
 
-static struct kstats *kstats_alloc(const char *name, u8 frac_bits)
+/* A metric, or a group, which has no counters, if @group. */
+static struct kstats *kstats_alloc(const char *name, u8 frac_bits, bool group)
 {
-	unsigned int i, nr_slots = kstats_nr_slots(frac_bits);
+	unsigned int i, nr_slots = group ? 0 : kstats_nr_slots(frac_bits);
 	unsigned int nr_chunks = DIV_ROUND_UP(nr_slots, KSTATS_CHUNK_SLOTS);
 	struct kstats *ks;
 
@@ -412,6 +559,7 @@ static struct kstats *kstats_alloc(const char *name, u8 frac_bits)
 	ks->frac_bits = frac_bits;
 	ks->active = true;
 	INIT_LIST_HEAD(&ks->node);
+	INIT_LIST_HEAD(&ks->members);
 	ks->name = kstrdup(name, GFP_KERNEL);
 	if (!ks->name)
 		goto fail;
@@ -463,11 +611,74 @@ struct dentry *kstats_debugfs_dir(void)
 }
 EXPORT_SYMBOL_GPL(kstats_debugfs_dir);
 
+/* A metric, or a group if @group_dir, at the top or in @group. */
+static struct kstats *__kstats_new(struct kstats *group, const char *name,
+				   u8 frac_bits, bool group_dir)
+{
+	struct dentry *dir, *file;
+	struct kstats *ks;
+	int ret;
+
+	ret = kstats_check_name(name);
+	if (ret)
+		return ERR_PTR(ret);
+	if (frac_bits > KSTATS_MAX_FRAC_BITS) {
+		pr_warn("%s: frac_bits %u out of range 0..%u\n",
+			name, frac_bits, KSTATS_MAX_FRAC_BITS);
+		return ERR_PTR(-ERANGE);
+	}
+	ks = kstats_alloc(name, frac_bits, group_dir);
+	if (!ks) {
+		pr_warn("%s: out of memory\n", name);
+		return ERR_PTR(-ENOMEM);
+	}
+
+	/* Only now: a refused name creates nothing, not even the directory. */
+	dir = group ? group->file : kstats_debugfs_dir();
+	mutex_lock(group ? &kstats_members_mutex : &kstats_mutex);
+	if (kstats_find(group, name)) {
+		ret = -EEXIST;
+		pr_warn("%s%s%s: name already in use\n", group ? group->name : "",
+			group ? "/" : "", name);
+		goto fail;
+	}
+	/*
+	 * The file is the only way to the data: a metric without it fails,
+	 * unlike most users of debugfs, which go on without their files.
+	 */
+	if (group_dir) {
+		ks->file = debugfs_create_dir(ks->name, dir);
+		file = IS_ERR(ks->file) ? ks->file :
+			debugfs_create_file_unsafe(KSTATS_SUMMARY_NAME, 0400,
+						   ks->file, ks, &kstats_summary_fops);
+	} else {
+		ks->file = debugfs_create_file_unsafe(ks->name, 0600, dir, ks,
+						      &kstats_fops);
+		file = ks->file;
+	}
+	if (IS_ERR(file)) {
+		ret = PTR_ERR(file);
+		if (!IS_ERR(ks->file))
+			debugfs_remove(ks->file);
+		pr_warn("%s: cannot create its debugfs file: %d\n", name, ret);
+		goto fail;
+	}
+	ks->group = group;
+	list_add_tail(&ks->node, group ? &group->members : &kstats_list);
+	mutex_unlock(group ? &kstats_members_mutex : &kstats_mutex);
+	return ks;
+fail:
+	mutex_unlock(group ? &kstats_members_mutex : &kstats_mutex);
+	kstats_free(ks);
+	return ERR_PTR(ret);
+}
+
 /**
  * kstats_new() - create a metric and its file /sys/kernel/debug/kstats/NAME
  * @name: name of the metric and of its file: at most NAME_MAX characters,
- *	no '/', blanks or control characters, not in use by another metric,
- *	not "_control" or "error_log" (the files of kstats_trace)
+ *	no '/', blanks or control characters, not in use by another metric
+ *	or group, not "_control" or "error_log" (the files of kstats_trace)
+ *	or "_summary"
  * @frac_bits: number of fractional bits, 0 to KSTATS_MAX_FRAC_BITS: each
  *	power of two is split into 2^@frac_bits slots, so that a slot is at
  *	most 2^-@frac_bits of the values it holds. 3 is a good default.
@@ -490,51 +701,58 @@ EXPORT_SYMBOL_GPL(kstats_debugfs_dir);
  */
 struct kstats *kstats_new(const char *name, u8 frac_bits)
 {
-	struct dentry *dir;
-	struct kstats *ks;
-	int ret;
-
-	ret = kstats_check_name(name);
-	if (ret)
-		return ERR_PTR(ret);
-	if (frac_bits > KSTATS_MAX_FRAC_BITS) {
-		pr_warn("%s: frac_bits %u out of range 0..%u\n",
-			name, frac_bits, KSTATS_MAX_FRAC_BITS);
-		return ERR_PTR(-ERANGE);
-	}
-	ks = kstats_alloc(name, frac_bits);
-	if (!ks) {
-		pr_warn("%s: out of memory\n", name);
-		return ERR_PTR(-ENOMEM);
-	}
-
-	/* Only now: a refused name creates nothing, not even the directory. */
-	dir = kstats_debugfs_dir();
-	mutex_lock(&kstats_mutex);
-	if (kstats_find(name)) {
-		mutex_unlock(&kstats_mutex);
-		pr_warn("%s: name already in use\n", name);
-		kstats_free(ks);
-		return ERR_PTR(-EEXIST);
-	}
-	/*
-	 * The file is the only way to the data: a metric without it fails,
-	 * unlike most users of debugfs, which go on without their files.
-	 */
-	ks->file = debugfs_create_file_unsafe(ks->name, 0600, dir, ks,
-					      &kstats_fops);
-	if (IS_ERR(ks->file)) {
-		ret = PTR_ERR(ks->file);
-		mutex_unlock(&kstats_mutex);
-		pr_warn("%s: cannot create its debugfs file: %d\n", name, ret);
-		kstats_free(ks);
-		return ERR_PTR(ret);
-	}
-	list_add_tail(&ks->node, &kstats_list);
-	mutex_unlock(&kstats_mutex);
-	return ks;
+	return __kstats_new(NULL, name, frac_bits, false);
 }
 EXPORT_SYMBOL_GPL(kstats_new);
+
+/**
+ * kstats_new_group() - create a group of metrics, the directory
+ *	/sys/kernel/debug/kstats/NAME/
+ * @name: name of the group and of its directory, as for kstats_new()
+ *
+ * For a set of metrics of one kind, such as kstats_trace's timing of
+ * every function that a pattern matches: kstats_new_in() adds them, each
+ * with its own file in the directory, and kstats_delete() of the group
+ * removes them all. The directory also holds "_summary", which lists,
+ * for every metric of the group and every non-empty slot, the samples of
+ * all CPUs, one line each: "function NAME bits B slot S count N avg A".
+ * It serves readers that follow many metrics at once, at the cost of one
+ * pass over the counters and none of the per-CPU lines.
+ *
+ * Context: process context; may sleep.
+ * Return: the new group, or an error pointer, as kstats_new() returns
+ * them. A group has no counters: it is not to be passed to
+ * kstats_record().
+ */
+struct kstats *kstats_new_group(const char *name)
+{
+	return __kstats_new(NULL, name, 0, true);
+}
+EXPORT_SYMBOL_GPL(kstats_new_group);
+
+/**
+ * kstats_new_in() - create a metric in a group, and its file
+ *	/sys/kernel/debug/kstats/GROUP/NAME
+ * @group: the group, from kstats_new_group()
+ * @name: name of the metric, unique in @group, as for kstats_new()
+ * @frac_bits: number of fractional bits, as for kstats_new()
+ *
+ * The metric is as one from kstats_new(), and is deleted with its group:
+ * kstats_delete() of the metric itself is allowed too.
+ *
+ * Context: process context; may sleep.
+ * Return: the new metric, or an error pointer, as kstats_new() returns
+ * them; ERR_PTR(-EINVAL) if @group is not a group.
+ */
+struct kstats *kstats_new_in(struct kstats *group, const char *name, u8 frac_bits)
+{
+	if (IS_ERR_OR_NULL(group) || group->nr_chunks) {
+		pr_warn("%s: not a group of metrics\n", name);
+		return ERR_PTR(-EINVAL);
+	}
+	return __kstats_new(group, name, frac_bits, false);
+}
+EXPORT_SYMBOL_GPL(kstats_new_in);
 
 /**
  * kstats_count() - number of samples in a metric, on all CPUs
@@ -564,25 +782,45 @@ u64 kstats_count(struct kstats *ks)
 EXPORT_SYMBOL_GPL(kstats_count);
 
 /**
- * kstats_delete() - remove a metric, its file and its memory
- * @ks: the metric, from kstats_new(); NULL and error pointers are ignored
+ * kstats_delete() - remove a metric, its file and its memory, or a group
+ *	and all its metrics
+ * @ks: the metric or the group, from kstats_new(), kstats_new_group() or
+ *	kstats_new_in(); NULL and error pointers are ignored
  *
  * For the owner of the metric, once.
- * Waits for the opens and writes of the metric's file in progress. A reader
- * that has the file open keeps reading the data it opened, then end of file.
- * The caller must make sure that no kstats_record() on @ks is running or
- * will run.
+ * Waits for the opens and writes of the files in progress. A reader
+ * that has a file open keeps reading the data it opened, then end of file.
+ * The caller must make sure that no kstats_record() on @ks, or on a metric
+ * of the group @ks, is running or will run.
  *
  * Context: process context; may sleep.
  */
 void kstats_delete(struct kstats *ks)
 {
+	struct kstats *m, *tmp;
+
 	if (IS_ERR_OR_NULL(ks))
 		return;
+	if (ks->group) {
+		/* A metric of a group: its readers of the summary hold that lock. */
+		debugfs_remove(ks->file);
+		mutex_lock(&kstats_members_mutex);
+		list_del(&ks->node);
+		mutex_unlock(&kstats_members_mutex);
+		kstats_free(ks);
+		return;
+	}
 	mutex_lock(&kstats_mutex);
+	/* A group's directory: its files too, once their users are done. */
 	debugfs_remove(ks->file);
 	list_del(&ks->node);
 	mutex_unlock(&kstats_mutex);
+	/* Nobody can reach the metrics of the group any more. */
+	list_for_each_entry_safe(m, tmp, &ks->members, node) {
+		list_del(&m->node);
+		kstats_free(m);
+		cond_resched();
+	}
 	kstats_free(ks);
 }
 EXPORT_SYMBOL_GPL(kstats_delete);

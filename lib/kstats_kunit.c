@@ -708,6 +708,59 @@ static void kstats_test_delete_while_open(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, IS_ERR(file));
 }
 
+/*
+ * A group: a directory of metrics, their summary (the slots of all CPUs,
+ * a line each), names unique in the group and beside it, and all of it
+ * gone with the group.
+ */
+static void kstats_test_group(struct kunit *test)
+{
+	struct kstats *g, *a, *b, *top;
+	char *sum;
+
+	g = kstats_new_group("kunit_group");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, g);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kstats_test_delete, g), 0);
+	a = kstats_new_in(g, "a", 3);
+	b = kstats_new_in(g, "b.isra.0", 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kstats_new_in(g, "a", 3)), -EEXIST);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kstats_new_in(g, "_summary", 3)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kstats_new_in(g, "x/y", 3)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kstats_new("kunit_group", 3)), -EEXIST);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kstats_new_group("kunit_group")), -EEXIST);
+	top = kstats_test_new(test, "a", 3);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kstats_new_in(top, "c", 3)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kstats_new_in(NULL, "c", 3)), -EINVAL);
+
+	kstats_record(a, 5);
+	kstats_record(a, 5);
+	kstats_record(a, 1000);
+	kstats_record(b, 3);
+	KUNIT_EXPECT_EQ(test, kstats_count(a), 3);
+	KUNIT_EXPECT_EQ(test, kstats_count(g), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_test_read(test, "kunit_group/a"),
+					   "slot 5   CPUS"));
+	sum = kstats_test_read(test, "kunit_group/_summary");
+	KUNIT_EXPECT_STREQ(test, sum,
+			   "function a bits 3 slot 5 count 2 avg 5\n"
+			   "function a bits 3 slot 63 count 1 avg 1000\n"
+			   "function b.isra.0 bits 0 slot 2 count 1 avg 3\n");
+	/* The top-level "a" is another metric. */
+	KUNIT_EXPECT_STREQ(test, kstats_test_read(test, "a"), "");
+
+	kstats_delete(a);
+	KUNIT_EXPECT_STREQ(test, kstats_test_read(test, "kunit_group/_summary"),
+			   "function b.isra.0 bits 0 slot 2 count 1 avg 3\n");
+	kstats_test_delete_now(test, g);
+	KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "kunit_group/b.isra.0"));
+	KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "kunit_group/_summary"));
+	/* Once deleted, the name can be used again. */
+	top = kstats_test_new(test, "kunit_group", 3);
+	KUNIT_EXPECT_STREQ(test, kstats_test_read(test, "kunit_group"), "");
+}
+
 static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE_PARAM(kstats_test_slot_boundaries, kstats_test_bits_gen_params),
 	KUNIT_CASE_PARAM(kstats_test_slot_tiling, kstats_test_bits_gen_params),
@@ -720,6 +773,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kstats_test_null),
 	KUNIT_CASE(kstats_test_invalid),
 	KUNIT_CASE(kstats_test_delete_while_open),
+	KUNIT_CASE(kstats_test_group),
 	KUNIT_CASE_PARAM(kstats_test_edges_all_cpus, kstats_test_few_bits_gen_params),
 	{}
 };

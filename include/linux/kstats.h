@@ -129,9 +129,11 @@ struct kstats {
 	u8 frac_bits;
 	unsigned int nr_slots;
 	const char *name;
-	struct dentry *file;
-	struct list_head node;		/* in the list of metrics */
-	unsigned int nr_chunks;
+	struct dentry *file;		/* a directory for a group */
+	struct list_head node;		/* in the list of metrics, or of its group */
+	struct kstats *group;		/* the group it belongs to, or NULL */
+	struct list_head members;	/* of a group: its metrics */
+	unsigned int nr_chunks;		/* 0 for a group */
 	struct kstats_slot __percpu *chunk[] __counted_by(nr_chunks);
 };
 
@@ -182,6 +184,8 @@ static __always_inline void kstats_record(struct kstats *ks, u64 val)
 }
 
 struct kstats *kstats_new(const char *name, u8 frac_bits);
+struct kstats *kstats_new_group(const char *name);
+struct kstats *kstats_new_in(struct kstats *group, const char *name, u8 frac_bits);
 u64 kstats_count(struct kstats *ks);
 void kstats_delete(struct kstats *ks);
 struct dentry *kstats_debugfs_dir(void);
@@ -189,6 +193,17 @@ struct dentry *kstats_debugfs_dir(void);
 #else /* !CONFIG_KSTATS */
 
 static inline struct kstats *kstats_new(const char *name, u8 frac_bits)
+{
+	return ERR_PTR(-ENODEV);
+}
+
+static inline struct kstats *kstats_new_group(const char *name)
+{
+	return ERR_PTR(-ENODEV);
+}
+
+static inline struct kstats *kstats_new_in(struct kstats *group,
+					   const char *name, u8 frac_bits)
 {
 	return ERR_PTR(-ENODEV);
 }
