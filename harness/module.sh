@@ -41,7 +41,26 @@ if [ -n "$fprobe_h" ] && ! grep -q 'unsigned long ret_ip' "$fprobe_h"; then
 	step "this kernel's fprobe handlers take no return address: compat/fprobe-no-ret-ip.patch"
 	patch -s -p1 -d "$out" < "$TOP/compat/fprobe-no-ret-ip.patch"
 fi
+# Groups (trace fprobe:GLOB as NAME) read ftrace's filter hash, whose
+# layout is in kernel/trace/trace.h, which headers do not ship: taken from
+# Debian's linux-source of the same upstream version, when installed.
+upstream=${release%%[-+]*}
+series=$(echo "$upstream" | cut -d. -f1,2)
+tarball=/usr/src/linux-source-$series.tar.xz
+ksrc_inc=
+srcver=$(dpkg-query -W -f '${Version}' "linux-source-$series" 2>/dev/null || true)
+if [ -f "$tarball" ] && [ "${srcver%%-*}" = "$upstream" ]; then
+	ksrc_inc=$out/ksrc-$upstream/linux-source-$series/kernel/trace
+	if [ ! -f "$ksrc_inc/trace.h" ]; then
+		step "kernel/trace/*.h of linux-source-$series $srcver, for groups"
+		mkdir -p "$out/ksrc-$upstream"
+		tar -xJf "$tarball" -C "$out/ksrc-$upstream" --wildcards \
+			"linux-source-$series/kernel/trace/*.h"
+	fi
+else
+	step "no linux-source-$series of version $upstream: kstats_trace without groups (fprobe:GLOB)"
+fi
 # No module of an earlier build is taken for one of this build.
 rm -f "$out"/*.ko
-make -C "$kdir" M="$out" modules
+make -C "$kdir" M="$out" modules ${ksrc_inc:+KSTATS_TRACE_INC="$ksrc_inc"}
 ls "$out"/*.ko

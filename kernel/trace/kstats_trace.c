@@ -30,10 +30,15 @@
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fprobe.h>
+#include <linux/ftrace.h>
+#include <linux/hash.h>
 #include <linux/kprobes.h>
+#include <linux/kallsyms.h>
 #include <linux/kstats.h>
 #include <linux/limits.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/percpu.h>
@@ -41,8 +46,10 @@
 #include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
+#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
@@ -50,12 +57,41 @@
 
 #include "kstats_trace.h"
 
+/*
+ * Groups (fprobe:GLOB as NAME) read the functions that ftrace's filter
+ * matched from ftrace's hash, whose layout is private to kernel/trace/.
+ * Built out of tree without the kernel's kernel/trace/trace.h, and on
+ * kernels without fprobe, they are refused.
+ */
+#if IS_ENABLED(CONFIG_FPROBE) && __has_include("trace.h")
+#include <linux/rethook.h>
+#include "trace.h"
+#define KSTATS_TRACE_GROUPS	1
+#else
+#define KSTATS_TRACE_GROUPS	0
+#endif
+
 #define KSTATS_TRACE_GAP	"GAP-"
 #define KSTATS_TRACE_TP		"tp:"
 #define KSTATS_TRACE_TP_SYM	"__tracepoint_"
 #define KSTATS_TRACE_MAX_WORDS	12
 /* Refused commands kept in error_log, the oldest replaced first. */
 #define KSTATS_TRACE_ERRORS	8
+/* The characters of a glob, beside those of symbols. */
+#define KSTATS_TRACE_GLOB	"*?["
+
+/* The calls of a group's functions in flight at once, at most. */
+#define KSTATS_TRACE_GROUP_ACTIVE	4096
+
+static unsigned int max_functions = 1000;
+module_param(max_functions, uint, 0644);
+MODULE_PARM_DESC(max_functions,
+		 "Most functions a group (trace fprobe:GLOB as NAME) may time (default 1000)");
+
+static unsigned long max_memory_mb = 256;
+module_param(max_memory_mb, ulong, 0644);
+MODULE_PARM_DESC(max_memory_mb,
+		 "Most memory, in MiB, that all traces together may take (default 256)");
 
 /*
  * A probe point of a trace: where the command put it, and what is attached
@@ -72,10 +108,33 @@ struct kstats_trace_point {
 	};
 };
 
+/*
+ * A function of a group: its address as ftrace calls the handlers with
+ * it, and its metric. Set up before the fprobe is registered and never
+ * changed while it is, but for @gone, which only the listing reads.
+ */
+struct kstats_trace_func {
+	unsigned long ip;
+	struct kstats *ks;
+	bool gone;			/* its module went */
+};
+
+/* A call of a group's function, in the fprobe's entry data. */
+struct kstats_trace_call {
+	u64 start;
+	struct kstats_trace_func *func;
+};
+
 /* What a CPU remembers between two probe hits. */
 struct kstats_trace_cpu {
 	u64 start;		/* time of the open start, 0 if none */
 	u64 last_ret;		/* time of the last return, 0 if none */
+	/*
+	 * The task that opened the start: only its end closes it. Compared,
+	 * never dereferenced: a task that went leaves its start open, and
+	 * the next start on the CPU replaces it (counted as missed).
+	 */
+	const struct task_struct *owner;
 };
 
 struct kstats_trace {
@@ -96,6 +155,17 @@ struct kstats_trace {
 	int pid_nr;			/* as the command gave it */
 	struct cgroup *cgrp;		/* NULL for every cgroup */
 	char *cgroup_path;
+	size_t memory;			/* of the metrics, counted in the budget */
+	/*
+	 * A group: @ks is the group of metrics, one per function of @funcs;
+	 * @table maps the address of a call to its function, by open
+	 * addressing, in a power of two of slots, at least twice @nr_funcs.
+	 */
+	struct kstats_trace_func *funcs;
+	unsigned int nr_funcs, nr_gone;
+	struct kstats_trace_func **table;
+	unsigned int table_bits;
+	char *gone_mods;		/* modules gone, comma-separated */
 	union {
 		struct kretprobe krp;
 		struct fprobe fp;
@@ -121,6 +191,8 @@ struct kstats_trace_mode_ops {
 static DEFINE_MUTEX(kstats_trace_mutex);
 static LIST_HEAD(kstats_trace_list);
 static struct dentry *kstats_trace_control, *kstats_trace_error_log;
+/* The memory of the metrics of all traces, in bytes. */
+static size_t kstats_trace_memory;
 
 /*
  * kstats_trace_err_lock protects error_log's entries and the command being
@@ -129,6 +201,13 @@ static struct dentry *kstats_trace_control, *kstats_trace_error_log;
  */
 static DEFINE_MUTEX(kstats_trace_err_lock);
 static const char *kstats_trace_cmdline;
+/*
+ * The copy of the command that the parser splits into words, its length,
+ * and how many blanks the command line left out at its start: a word at
+ * fault in the copy is marked where it is, not where it first appears.
+ */
+static const char *kstats_trace_cmdcopy;
+static size_t kstats_trace_cmdlen, kstats_trace_cmdskip;
 
 /* A refused command, as error_log shows it. */
 struct kstats_trace_error {
@@ -143,8 +222,10 @@ static unsigned int kstats_trace_next_error;
 
 /*
  * Reports why a command fails, @fmt without a trailing newline: to the
- * kernel log and, with the command and a caret under @word (the first
- * place it appears, as tracefs places its caret), to error_log.
+ * kernel log and, with the command and a caret under @word, to error_log.
+ * @word is a word of the command being parsed, marked where it is, or
+ * another string, marked where it first appears (as tracefs places its
+ * caret).
  */
 static __printf(2, 3) void kstats_trace_err(const char *word, const char *fmt, ...)
 {
@@ -169,9 +250,14 @@ static __printf(2, 3) void kstats_trace_err(const char *word, const char *fmt, .
 	kfree(e->msg);
 	e->cmd = kstrdup(kstats_trace_cmdline, GFP_KERNEL);
 	e->msg = msg;
-	if (word && *word && e->cmd)
-		at = strstr(e->cmd, word);
-	e->pos = at ? at - e->cmd : 0;
+	if (word && *word && e->cmd) {
+		if (word >= kstats_trace_cmdcopy + kstats_trace_cmdskip &&
+		    word < kstats_trace_cmdcopy + kstats_trace_cmdlen)
+			at = e->cmd + (word - kstats_trace_cmdcopy - kstats_trace_cmdskip);
+		else
+			at = strstr(e->cmd, word);
+	}
+	e->pos = at && (size_t)(at - e->cmd) < strlen(e->cmd) ? at - e->cmd : 0;
 	e->ts = local_clock() ?: 1;
 	kstats_trace_next_error = (kstats_trace_next_error + 1) % KSTATS_TRACE_ERRORS;
 }
@@ -214,38 +300,56 @@ static __always_inline void kstats_trace_gap(struct kstats_trace *t, u64 now)
 		kstats_record(t->gap, ns);
 }
 
-/* A call's time, or a missed one if the clock went back. */
-static __always_inline void kstats_trace_record(struct kstats_trace *t, u64 start, u64 now)
+/* A call's time into @ks, or a missed one if the clock went back. */
+static __always_inline void kstats_trace_record_in(struct kstats_trace *t, struct kstats *ks,
+						   u64 start, u64 now)
 {
 	u64 ns;
 
 	if (kstats_trace_elapsed(start, now, &ns))
-		kstats_record(t->ks, ns);
+		kstats_record(ks, ns);
 	else
 		atomic_long_inc(&t->missed);
 }
 
+static __always_inline void kstats_trace_record(struct kstats_trace *t, u64 start, u64 now)
+{
+	kstats_trace_record_in(t, t->ks, start, now);
+}
+
 static __always_inline void kstats_trace_open(struct kstats_trace *t, u64 now)
 {
+	this_cpu_write(t->cpu->owner, current);
 	/* A start that overwrites an open one loses that one. */
 	if (this_cpu_xchg(t->cpu->start, now))
 		atomic_long_inc(&t->missed);
 }
 
+/*
+ * The end of the start this CPU has open, if the same task opened it. An
+ * end of another task (one that slept, and woke up on this CPU) is missed
+ * and leaves the start open for its own task: it would time no call.
+ */
 static __always_inline void kstats_trace_close(struct kstats_trace *t, u64 now)
 {
-	u64 start = this_cpu_xchg(t->cpu->start, 0);
+	u64 start;
 
+	if (this_cpu_read(t->cpu->owner) != current) {
+		atomic_long_inc(&t->missed);
+		return;
+	}
+	start = this_cpu_xchg(t->cpu->start, 0);
 	if (start)
 		kstats_trace_record(t, start, now);
 	else
 		atomic_long_inc(&t->missed);
 }
 
-/* A call: the gap since the last return, and the entry time kept. */
+/* A call: the gap since the last return, if asked, and the entry time kept. */
 static __always_inline void kstats_trace_enter(struct kstats_trace *t, u64 now, u64 *entry)
 {
-	kstats_trace_gap(t, now);
+	if (t->gap)
+		kstats_trace_gap(t, now);
 	if (entry)
 		*entry = now;
 	else
@@ -259,7 +363,8 @@ static __always_inline void kstats_trace_return(struct kstats_trace *t, u64 now,
 		kstats_trace_record(t, *entry, now);
 	else
 		kstats_trace_close(t, now);
-	this_cpu_write(t->cpu->last_ret, now);
+	if (t->gap)
+		this_cpu_write(t->cpu->last_ret, now);
 }
 
 static int kstats_trace_krp_entry(struct kretprobe_instance *ri,
@@ -315,6 +420,61 @@ static void kstats_trace_fp_exit(struct fprobe *fp, unsigned long ip,
 }
 
 NOKPROBE_SYMBOL(kstats_trace_fp_exit);
+
+#if KSTATS_TRACE_GROUPS
+/*
+ * The function of a group called at @ip, in constant time: @ip's slot
+ * of the table, or the first of the slots after it that holds @ip. The
+ * table is at most half full, so that the run of slots to go through is
+ * short; an empty slot ends it.
+ */
+static __always_inline struct kstats_trace_func *
+kstats_trace_func_find(const struct kstats_trace *t, unsigned long ip)
+{
+	unsigned int mask = (1U << t->table_bits) - 1;
+	unsigned int i = hash_long(ip, t->table_bits);
+	struct kstats_trace_func *f;
+
+	for (;; i = (i + 1) & mask) {
+		f = t->table[i];
+		if (!f || f->ip == ip)
+			return f;
+	}
+}
+
+static int kstats_trace_grp_entry(struct fprobe *fp, unsigned long ip,
+				  unsigned long ret_ip, struct pt_regs *regs,
+				  void *data)
+{
+	struct kstats_trace *t = container_of(fp, struct kstats_trace, fp);
+	struct kstats_trace_call *call = data;
+
+	if (!kstats_trace_wanted(t))
+		return 1;
+	call->func = kstats_trace_func_find(t, ip);
+	/* Not one of the group's: cannot be, as ftrace calls only those. */
+	if (unlikely(!call->func)) {
+		atomic_long_inc(&t->missed);
+		return 1;
+	}
+	call->start = kstats_trace_now();
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kstats_trace_grp_entry);
+
+static void kstats_trace_grp_exit(struct fprobe *fp, unsigned long ip,
+				  unsigned long ret_ip, struct pt_regs *regs,
+				  void *data)
+{
+	struct kstats_trace *t = container_of(fp, struct kstats_trace, fp);
+	struct kstats_trace_call *call = data;
+
+	kstats_trace_record_in(t, call->func->ks, call->start, kstats_trace_now());
+}
+
+NOKPROBE_SYMBOL(kstats_trace_grp_exit);
+#endif /* KSTATS_TRACE_GROUPS */
 
 static int kstats_trace_kp_start(struct kprobe *p, struct pt_regs *regs)
 {
@@ -464,6 +624,486 @@ static unsigned long kstats_trace_fp_missed(struct kstats_trace *t)
 	return t->fp.nmissed;
 }
 
+/* The memory of @n metrics of @bits, on every possible CPU. */
+static size_t kstats_trace_metric_memory(unsigned int n, unsigned int bits)
+{
+	return (size_t)n * kstats_nr_slots(bits) * sizeof(struct kstats_slot) *
+	       num_possible_cpus();
+}
+
+/*
+ * Counts @size more bytes for @t in the budget of all traces, or refuses
+ * them, before anything of that size is allocated.
+ */
+static int kstats_trace_budget(struct kstats_trace *t, size_t size, const char *what)
+{
+	unsigned long mb = READ_ONCE(max_memory_mb);
+	u64 max = (u64)mb << 20;
+
+	lockdep_assert_held(&kstats_trace_mutex);
+	if (size > max || kstats_trace_memory > max - size) {
+		kstats_trace_err(NULL, "%s: %s would take %zu KiB on %u CPUs; the traces take %zu of the %lu MiB of max_memory_mb",
+				 t->name, what, size >> 10, num_possible_cpus(),
+				 kstats_trace_memory >> 20, mb);
+		return -ENOMEM;
+	}
+	kstats_trace_memory += size;
+	t->memory += size;
+	return 0;
+}
+
+#if KSTATS_TRACE_GROUPS
+static int kstats_trace_cmp_ip(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Module text that is about to be freed: a module going, or the init code
+ * of a module that is live. ftrace drops such functions from the filters
+ * of its own tracers only, later than the module notifier runs: a group
+ * added meanwhile would keep their addresses, and trace what is loaded
+ * there later. The module notifier lists the ranges, under
+ * kstats_trace_mutex, and forgets them when a module comes to the same
+ * addresses, which it can only once they are freed.
+ */
+struct kstats_trace_freed {
+	struct list_head node;
+	unsigned long start, size;
+};
+
+static LIST_HEAD(kstats_trace_freed_list);
+/* A range could not be listed: no group takes a module's function. */
+static bool kstats_trace_freed_lost;
+
+static void kstats_trace_freed_add(const struct module *mod, enum mod_mem_type type)
+{
+	struct kstats_trace_freed *f;
+
+	if (!mod->mem[type].size)
+		return;
+	f = kmalloc(sizeof(*f), GFP_KERNEL);
+	if (!f) {
+		/* From now on, no group takes any function of a module. */
+		pr_warn("%s: out of memory: groups leave out the functions of modules\n",
+			mod->name);
+		kstats_trace_freed_lost = true;
+		return;
+	}
+	f->start = (unsigned long)mod->mem[type].base;
+	f->size = mod->mem[type].size;
+	list_add(&f->node, &kstats_trace_freed_list);
+}
+
+static void kstats_trace_freed_forget(const struct module *mod)
+{
+	struct kstats_trace_freed *f, *tmp;
+
+	list_for_each_entry_safe(f, tmp, &kstats_trace_freed_list, node) {
+		for_each_mod_mem_type(type) {
+			unsigned long base = (unsigned long)mod->mem[type].base;
+
+			if (mod->mem[type].size && f->start < base + mod->mem[type].size &&
+			    base < f->start + f->size) {
+				list_del(&f->node);
+				kfree(f);
+				break;
+			}
+		}
+	}
+}
+
+/* kstats_trace going: the list goes too. */
+static void kstats_trace_freed_clear(void)
+{
+	struct kstats_trace_freed *f, *tmp;
+
+	list_for_each_entry_safe(f, tmp, &kstats_trace_freed_list, node) {
+		list_del(&f->node);
+		kfree(f);
+	}
+}
+
+/* The text a module's new state will free, or that its coming reuses. */
+static void kstats_trace_freed_note(const struct module *mod, unsigned long state)
+{
+	lockdep_assert_held(&kstats_trace_mutex);
+	if (state == MODULE_STATE_COMING) {
+		kstats_trace_freed_forget(mod);
+		return;
+	}
+	if (state == MODULE_STATE_GOING)
+		kstats_trace_freed_add(mod, MOD_TEXT);
+	kstats_trace_freed_add(mod, MOD_INIT_TEXT);
+}
+
+/* @ip, of the function @sym ("SYM [MODULE]" in a module), is freed soon. */
+static bool kstats_trace_grp_freed(unsigned long ip, const char *sym)
+{
+	struct kstats_trace_freed *f;
+
+	lockdep_assert_held(&kstats_trace_mutex);
+	list_for_each_entry(f, &kstats_trace_freed_list, node)
+		if (ip - f->start < f->size)
+			return true;
+	/* Not listed for lack of memory: no function of a module, then. */
+	return kstats_trace_freed_lost && strchr(sym, '[');
+}
+
+/*
+ * The addresses of the functions that ftrace's filter matches with the
+ * group's glob, as ftrace calls the handlers with them: from the hash of
+ * a filter made for that and dropped after, so that only the functions
+ * ftrace can trace are in it, in address order. Those of kstats are left
+ * out, and those whose code is about to be freed.
+ */
+static int kstats_trace_grp_match(struct kstats_trace *t, unsigned long **addrs,
+				  unsigned int *nr)
+{
+	unsigned int n = 0, max = READ_ONCE(max_functions);
+	char name[KSYM_SYMBOL_LEN];
+	struct ftrace_func_entry *e;
+	struct ftrace_hash *hash;
+	struct ftrace_ops *ops;
+	unsigned long *ips = NULL, i;
+	char *glob;
+	int ret;
+
+	ops = kzalloc(sizeof(*ops), GFP_KERNEL);
+	glob = kstrdup(t->start.sym, GFP_KERNEL);
+	if (!ops || !glob) {
+		kfree(ops);
+		kfree(glob);
+		return -ENOMEM;
+	}
+	/* A filter of its own: the ops is never registered, nobody else sees it. */
+	ret = ftrace_set_filter(ops, glob, strlen(glob), 1);
+	kfree(glob);
+	mutex_lock(&ops->func_hash->regex_lock);
+	hash = ret ? NULL : rcu_dereference_protected(ops->func_hash->filter_hash,
+						      lockdep_is_held(&ops->func_hash->regex_lock));
+	if (ret == -EINVAL || (!ret && (!hash || !hash->count))) {
+		kstats_trace_err(t->start.sym, "%s: no function that ftrace can trace matches %s",
+				 t->name, t->start.sym);
+		ret = -ENOENT;
+		goto out;
+	}
+	if (ret) {
+		kstats_trace_err(t->start.sym, "%s: ftrace refused the glob %s: %d",
+				 t->name, t->start.sym, ret);
+		goto out;
+	}
+	if (hash->count > max) {
+		kstats_trace_err(t->start.sym, "%s: %s matches %lu functions, more than max_functions (%u): narrow the glob, or raise /sys/module/kstats_trace/parameters/max_functions",
+				 t->name, t->start.sym, hash->count, max);
+		ret = -E2BIG;
+		goto out;
+	}
+	ips = kvcalloc(hash->count, sizeof(*ips), GFP_KERNEL);
+	if (!ips) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < BIT(hash->size_bits); i++) {
+		hlist_for_each_entry(e, &hash->buckets[i], hlist) {
+			sprint_symbol_no_offset(name, e->ip);
+			if (!str_has_prefix(name, "kstats_") &&
+			    !kstats_trace_grp_freed(e->ip, name))
+				ips[n++] = e->ip;
+		}
+	}
+	if (!n) {
+		kstats_trace_err(t->start.sym, "%s: %s matches only functions of kstats, which cannot trace itself, or of modules going",
+				 t->name, t->start.sym);
+		ret = -EPERM;
+		goto out;
+	}
+	sort(ips, n, sizeof(*ips), kstats_trace_cmp_ip, NULL);
+	*addrs = ips;
+	*nr = n;
+	ips = NULL;
+out:
+	mutex_unlock(&ops->func_hash->regex_lock);
+	kvfree(ips);
+	ftrace_free_filter(ops);
+	kfree(ops);
+	return ret;
+}
+
+/* A function's file name, and where it is among the group's functions. */
+struct kstats_trace_grp_name {
+	char *name;
+	unsigned int idx;
+};
+
+static int kstats_trace_cmp_name(const void *a, const void *b)
+{
+	const struct kstats_trace_grp_name *x = a, *y = b;
+
+	return strcmp(x->name, y->name) ?: (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/*
+ * The files of the functions at @ips (in address order): SYM, or
+ * MODULE:SYM for a function in a module (the form of kprobe events); a
+ * name that several functions share gets @2, @3... in address order after
+ * the first. A name longer than a file name may be is cut, keeping room
+ * for the suffix that tells it apart.
+ */
+static int kstats_trace_grp_names(struct kstats_trace *t, const unsigned long *ips,
+				  unsigned int n, struct kstats_trace_grp_name **names)
+{
+	struct kstats_trace_grp_name *nm;
+	char *sym, *mod;
+	unsigned int i, dup = 1;
+	int ret = 0;
+
+	sym = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+	nm = kvcalloc(n, sizeof(*nm), GFP_KERNEL);
+	if (!sym || !nm) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		sprint_symbol_no_offset(sym, ips[i]);
+		/* "SYM [MODULE]" for a function in a module. */
+		mod = strchr(sym, ' ');
+		if (mod) {
+			*mod = '\0';
+			mod += 2;
+			mod[strcspn(mod, "]")] = '\0';
+		}
+		nm[i].idx = i;
+		/* Room for "@N", N up to max_functions, in NAME_MAX. */
+		nm[i].name = kasprintf(GFP_KERNEL, "%s%s%.*s", mod ?: "", mod ? ":" : "",
+				       (int)(NAME_MAX - 12 - (mod ? strlen(mod) + 1 : 0)),
+				       sym);
+		if (!nm[i].name) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		cond_resched();
+	}
+	sort(nm, n, sizeof(*nm), kstats_trace_cmp_name, NULL);
+	for (i = 1; i < n; i++) {
+		char *name;
+
+		if (strcmp(nm[i].name, nm[i - 1].name)) {
+			dup = 1;
+			continue;
+		}
+		/* The first of a run keeps its name, the next are numbered. */
+		name = kasprintf(GFP_KERNEL, "%s@%u", nm[i - dup].name, dup + 1);
+		if (!name) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		dup++;
+		kfree(nm[i].name);
+		nm[i].name = name;
+	}
+out:
+	kfree(sym);
+	if (ret) {
+		if (nm)
+			for (i = 0; i < n; i++)
+				kfree(nm[i].name);
+		kvfree(nm);
+		kstats_trace_err(NULL, "%s: out of memory for the names of %u functions",
+				 t->name, n);
+		return ret;
+	}
+	*names = nm;
+	return 0;
+}
+
+/*
+ * The memory of the fprobe's pool of calls in flight, which rethook keeps
+ * in an objpool: per possible CPU, a page-aligned slot of a pointer per
+ * entry (a power of two) and its share of the entries.
+ */
+static size_t kstats_trace_pool_memory(unsigned int nr, size_t entry)
+{
+	unsigned int cpus = num_possible_cpus();
+
+	return cpus * PAGE_ALIGN(64 + roundup_pow_of_two(nr) * sizeof(void *) +
+				 DIV_ROUND_UP(nr, cpus) * ALIGN(entry, sizeof(long)));
+}
+
+/*
+ * trace fprobe:GLOB as NAME: one fprobe on every function that GLOB
+ * matches, registered by address, and a metric per function in the
+ * group NAME. The handlers find a call's function in a table made here
+ * and left as it is while the fprobe is registered.
+ */
+static int kstats_trace_grp_attach(struct kstats_trace *t)
+{
+	unsigned int i, j, n, cpus = num_possible_cpus();
+	struct kstats_trace_grp_name *names = NULL;
+	unsigned long *ips;
+	size_t entry;
+	int ret;
+
+	ret = kstats_trace_grp_match(t, &ips, &n);
+	if (ret)
+		return ret;
+	/*
+	 * The calls in flight at once, each with an entry of the fprobe's
+	 * pool: fprobe's default, 2 per function per CPU, is far more than
+	 * most machines run at once, and its objpool costs a pointer per
+	 * entry per CPU. Calls past this are missed.
+	 */
+	t->fp.nr_maxactive = min_t(size_t, (size_t)2 * n * cpus, KSTATS_TRACE_GROUP_ACTIVE);
+	/* rethook's node, the entry's ip and parent ip, and the call. */
+	entry = sizeof(struct rethook_node) + 2 * sizeof(long) + sizeof(struct kstats_trace_call);
+	ret = kstats_trace_budget(t, kstats_trace_metric_memory(n, t->bits) +
+				  kstats_trace_pool_memory(t->fp.nr_maxactive, entry),
+				  "the group");
+	if (ret)
+		goto out;
+	ret = kstats_trace_grp_names(t, ips, n, &names);
+	if (ret)
+		goto out;
+	t->nr_funcs = n;
+	t->table_bits = ilog2(roundup_pow_of_two(2 * n));
+	t->funcs = kvcalloc(n, sizeof(*t->funcs), GFP_KERNEL);
+	t->table = kvcalloc(BIT(t->table_bits), sizeof(*t->table), GFP_KERNEL);
+	if (!t->funcs || !t->table) {
+		kstats_trace_err(NULL, "%s: out of memory for %u functions", t->name, n);
+		ret = -ENOMEM;
+		goto out;
+	}
+	t->ks = kstats_new_group(t->name);
+	if (IS_ERR(t->ks)) {
+		ret = PTR_ERR(t->ks);
+		kstats_trace_err(t->name, "%s: cannot create the group: %d", t->name, ret);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct kstats_trace_func *f = &t->funcs[names[i].idx];
+
+		f->ip = ips[names[i].idx];
+		f->ks = kstats_new_in(t->ks, names[i].name, t->bits);
+		if (IS_ERR(f->ks)) {
+			ret = PTR_ERR(f->ks);
+			kstats_trace_err(t->name, "%s: cannot create the metric %s: %d",
+					 t->name, names[i].name, ret);
+			goto out;
+		}
+		for (j = hash_long(f->ip, t->table_bits); t->table[j];
+		     j = (j + 1) & (BIT(t->table_bits) - 1))
+			;
+		t->table[j] = f;
+		cond_resched();
+	}
+	/*
+	 * No RCU flag needed for the cgroup filter: fprobe calls the entry
+	 * handler only once rethook has a node, which it gives only where
+	 * RCU is watching.
+	 */
+	t->fp.entry_handler = kstats_trace_grp_entry;
+	t->fp.exit_handler = kstats_trace_grp_exit;
+	t->fp.entry_data_size = sizeof(struct kstats_trace_call);
+	ret = register_fprobe_ips(&t->fp, ips, n);
+	if (ret)
+		kstats_trace_err(t->start.sym, "%s: cannot put an fprobe on the %u functions of %s: %d",
+				 t->name, n, t->start.sym, ret);
+out:
+	if (names)
+		for (i = 0; i < n; i++)
+			kfree(names[i].name);
+	kvfree(names);
+	kvfree(ips);
+	return ret;
+}
+
+/*
+ * A module going: the group's functions in it leave ftrace's filter, so
+ * that code loaded there later is not traced; the rest go on. When none
+ * would be left, the fprobe goes, as an empty filter traces everything.
+ * Returns false if the group could not be detached.
+ */
+static bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod,
+				   bool (*within)(unsigned long addr, const struct module *mod))
+{
+	unsigned int i, n = 0;
+	unsigned long *ips;
+	char *gone;
+	int ret = 0;
+
+	for (i = 0; i < t->nr_funcs; i++)
+		n += !t->funcs[i].gone && within(t->funcs[i].ip, mod);
+	if (!n)
+		return true;
+	ips = kcalloc(n, sizeof(*ips), GFP_KERNEL);
+	if (ips && n < t->nr_funcs - t->nr_gone) {
+		for (i = 0, n = 0; i < t->nr_funcs; i++)
+			if (!t->funcs[i].gone && within(t->funcs[i].ip, mod))
+				ips[n++] = t->funcs[i].ip;
+		ret = ftrace_set_filter_ips(&t->fp.ops, ips, n, 1, 0);
+	}
+	kfree(ips);
+	/* None left, or no way to take these out: the whole group goes. */
+	if (!ips || ret || n == t->nr_funcs - t->nr_gone) {
+		ret = unregister_fprobe(&t->fp);
+		if (WARN_ONCE(ret, "kstats_trace: %s cannot be detached (%d): leaked\n",
+			      t->name, ret))
+			return false;
+		strscpy(t->gone, mod->name, sizeof(t->gone));
+	}
+	for (i = 0; i < t->nr_funcs; i++) {
+		if (!t->funcs[i].gone && (t->gone[0] || within(t->funcs[i].ip, mod))) {
+			t->funcs[i].gone = true;
+			t->nr_gone++;
+		}
+	}
+	/* The init code of a module that stays: MODULE(init). */
+	gone = kasprintf(GFP_KERNEL, "%s%s%s%s", t->gone_mods ?: "",
+			 t->gone_mods ? "," : "", mod->name,
+			 within == within_module_init ? "(init)" : "");
+	if (gone) {
+		kfree(t->gone_mods);
+		t->gone_mods = gone;
+	}
+	return true;
+}
+
+static int kstats_trace_grp_detach(struct kstats_trace *t)
+{
+	return unregister_fprobe(&t->fp);
+}
+#else
+static void kstats_trace_freed_note(const struct module *mod, unsigned long state)
+{
+}
+
+static void kstats_trace_freed_clear(void)
+{
+}
+
+static int kstats_trace_grp_attach(struct kstats_trace *t)
+{
+	kstats_trace_err(t->start.sym, IS_ENABLED(CONFIG_FPROBE) ?
+			 "%s: groups need the kernel's kernel/trace/trace.h at build time" :
+			 "%s: groups need fprobe, which this kernel does not have (CONFIG_FPROBE)",
+			 t->name);
+	return -EOPNOTSUPP;
+}
+
+static bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod,
+				   bool (*within)(unsigned long addr, const struct module *mod))
+{
+	return true;
+}
+
+static int kstats_trace_grp_detach(struct kstats_trace *t)
+{
+	return 0;
+}
+#endif /* KSTATS_TRACE_GROUPS */
+
 struct kstats_trace_tp_lookup {
 	const char *name;
 	struct tracepoint *tp;
@@ -587,6 +1227,12 @@ static const struct kstats_trace_mode_ops kstats_trace_mode_ops[] = {
 		.detach = kstats_trace_pair_detach,
 		.missed = kstats_trace_pair_missed,
 	},
+	[KSTATS_TRACE_GROUP] = {
+		.name = "group",
+		.attach = kstats_trace_grp_attach,
+		.detach = kstats_trace_grp_detach,
+		.missed = kstats_trace_fp_missed,
+	},
 };
 
 /* Symbols: what kallsyms may hold (letters, digits, '_', '.', '$'). */
@@ -605,6 +1251,11 @@ static bool kstats_trace_valid_sym(const char *sym)
 /* kstats must not time itself: its record path would recurse. */
 static int kstats_trace_check_sym(const char *sym)
 {
+	if (strpbrk(sym, KSTATS_TRACE_GLOB)) {
+		kstats_trace_err(sym, "'%s' is a glob: only trace fprobe:GLOB as NAME takes one",
+				 sym);
+		return -EINVAL;
+	}
 	if (!kstats_trace_valid_sym(sym)) {
 		kstats_trace_err(sym, "invalid symbol '%s'", sym);
 		return -EINVAL;
@@ -612,6 +1263,27 @@ static int kstats_trace_check_sym(const char *sym)
 	if (str_has_prefix(sym, "kstats_")) {
 		kstats_trace_err(sym, "%s: kstats cannot trace itself", sym);
 		return -EPERM;
+	}
+	return 0;
+}
+
+/* A glob of ftrace's filter: symbol characters, '*', '?' and [classes]. */
+static int kstats_trace_check_glob(const char *glob)
+{
+	const char *c;
+
+	for (c = glob; *c; c++) {
+		if (!isalnum(*c) && !strchr("_.$*?[]!^-", *c)) {
+			kstats_trace_err(glob, "invalid glob '%s': symbol characters, '*', '?' and [...] only",
+					 glob);
+			return -EINVAL;
+		}
+	}
+	if (!strpbrk(glob, KSTATS_TRACE_GLOB) || glob[0] == '!' ||
+	    strlen(glob) >= KSYM_NAME_LEN) {
+		kstats_trace_err(glob, "invalid glob '%s': 'as NAME' is for a glob, such as vfs_*",
+				 glob);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -665,7 +1337,7 @@ static int kstats_trace_parse_point(char *word, struct kstats_trace_where *p)
 
 /*
  * The options that end a trace command, in any order, each at most once:
- * bits N, pid N, cgroup PATH. Takes them off the end of @argv.
+ * bits N, pid N, cgroup PATH, gap. Takes them off the end of @argv.
  */
 static int kstats_trace_parse_options(char **argv, int *argc,
 				      struct kstats_trace_cmd *cmd)
@@ -674,7 +1346,18 @@ static int kstats_trace_parse_options(char **argv, int *argc,
 	char *key, *val;
 
 	/* "trace FUNC" or "trace NAME start P end P" stays before them. */
-	while (*argc >= 4) {
+	while (*argc >= 3) {
+		if (!strcmp(argv[*argc - 1], "gap")) {
+			if (cmd->gap) {
+				kstats_trace_err(argv[*argc - 1], "gap given twice");
+				return -EINVAL;
+			}
+			cmd->gap = true;
+			*argc -= 1;
+			continue;
+		}
+		if (*argc < 4)
+			break;
 		key = argv[*argc - 2];
 		val = argv[*argc - 1];
 		if (!strcmp(key, "bits")) {
@@ -683,6 +1366,7 @@ static int kstats_trace_parse_options(char **argv, int *argc,
 				return -EINVAL;
 			}
 			bits = true;
+			cmd->bits_set = true;
 			if (kstrtouint(val, 10, &cmd->bits)) {
 				kstats_trace_err(val, "invalid bits '%s'", val);
 				return -EINVAL;
@@ -729,8 +1413,11 @@ static int kstats_trace_parse_options(char **argv, int *argc,
  *
  * The commands are ``trace [pcpu:|fprobe:]FUNC [OPTIONS]``,
  * ``trace NAME start POINT end POINT [OPTIONS]`` where a POINT is
- * ``SYM[+OFF]``, ``__tracepoint_NAME`` or ``tp:NAME``, and ``remove NAME``.
- * The OPTIONS, in any order: ``bits N``; ``pid N``, only the calls of the
+ * ``SYM[+OFF]``, ``__tracepoint_NAME`` or ``tp:NAME``,
+ * ``trace fprobe:GLOB as NAME [OPTIONS]`` (a group: every function that
+ * the glob GLOB matches, bits 1 unless given) and ``remove NAME``.
+ * The OPTIONS, in any order: ``bits N``; ``gap``, a ``GAP-NAME`` metric
+ * too, for a function; ``pid N``, only the calls of the
  * process (thread group) N; ``cgroup PATH``, only those of the tasks in
  * the cgroup v2 PATH (from the root of the cgroup2 hierarchy) or below.
  * A ``#`` starts a comment; a line that is only a comment does nothing.
@@ -804,6 +1491,11 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 	if (ret)
 		return ret;
 
+	if (cmd->gap && (argc == 6 || (argc == 4 && !strcmp(argv[2], "as")))) {
+		kstats_trace_err("gap", "gap: only a function's trace has a GAP- metric, not %s",
+				 argc == 6 ? "a pair" : "a group");
+		return -EINVAL;
+	}
 	if (argc == 6 && !strcmp(argv[2], "start") && !strcmp(argv[4], "end")) {
 		cmd->mode = KSTATS_TRACE_PAIR;
 		cmd->name = argv[1];
@@ -814,8 +1506,23 @@ VISIBLE_IF_KUNIT int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd
 			ret = kstats_trace_parse_point(argv[5], &cmd->end);
 		return ret;
 	}
+	if (argc == 4 && !strcmp(argv[2], "as")) {
+		n = str_has_prefix(argv[1], kstats_trace_mode_ops[KSTATS_TRACE_FPROBE].prefix);
+		if (!n) {
+			kstats_trace_err(argv[1], "'%s': a group is timed by fprobe: trace fprobe:GLOB as NAME",
+					 argv[1]);
+			return -EINVAL;
+		}
+		cmd->mode = KSTATS_TRACE_GROUP;
+		cmd->name = argv[3];
+		cmd->start.sym = argv[1] + n;
+		if (!cmd->bits_set)
+			cmd->bits = KSTATS_TRACE_GROUP_BITS;
+		ret = kstats_trace_check_glob(cmd->start.sym);
+		return ret ?: kstats_trace_check_name(cmd->name, 0);
+	}
 	if (argc != 2) {
-		kstats_trace_err(NULL, "usage: trace [pcpu:|fprobe:]FUNC [OPTIONS] or trace NAME start POINT end POINT [OPTIONS]; OPTIONS: bits N, pid N, cgroup PATH");
+		kstats_trace_err(NULL, "usage: trace [pcpu:|fprobe:]FUNC [OPTIONS], trace NAME start POINT end POINT [OPTIONS] or trace fprobe:GLOB as NAME [OPTIONS]; OPTIONS: bits N, pid N, cgroup PATH, gap");
 		return -EINVAL;
 	}
 
@@ -872,7 +1579,12 @@ static void kstats_trace_free(struct kstats_trace *t)
 #endif
 	kfree(t->cgroup_path);
 	kstats_delete(t->gap);
+	/* A group: all its metrics. */
 	kstats_delete(t->ks);
+	kvfree(t->funcs);
+	kvfree(t->table);
+	kfree(t->gone_mods);
+	kstats_trace_memory -= t->memory;
 	free_percpu(t->cpu);
 	kfree(t->end.sym);
 	kfree(t->start.sym);
@@ -944,6 +1656,17 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 	int ret;
 
 	lockdep_assert_held(&kstats_trace_mutex);
+	/*
+	 * As kprobe and fprobe events: a policy that denies kprobes (an LSM
+	 * allowing debugfs writes but not LOCKDOWN_KPROBES) is kept, for
+	 * tracepoints too, which would read the kernel's timing as well.
+	 */
+	ret = security_locked_down(LOCKDOWN_KPROBES);
+	if (ret) {
+		kstats_trace_err(NULL, "%s: the kernel's lockdown policy forbids probes (LOCKDOWN_KPROBES): %d",
+				 cmd->name, ret);
+		return ret;
+	}
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -965,13 +1688,20 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 	if (ret)
 		goto fail;
 
+	/* A group makes its metrics once it knows how many functions it has. */
+	if (t->mode == KSTATS_TRACE_GROUP)
+		goto attach;
+	ret = kstats_trace_budget(t, kstats_trace_metric_memory(cmd->gap ? 2 : 1, t->bits),
+				  "the trace");
+	if (ret)
+		goto fail;
 	t->ks = kstats_new(t->name, t->bits);
 	if (IS_ERR(t->ks)) {
 		ret = PTR_ERR(t->ks);
 		kstats_trace_err(t->name, "%s: cannot create the metric: %d", t->name, ret);
 		goto fail;
 	}
-	if (t->mode != KSTATS_TRACE_PAIR) {
+	if (cmd->gap) {
 		gap_name = kasprintf(GFP_KERNEL, KSTATS_TRACE_GAP "%s", t->name);
 		if (!gap_name) {
 			ret = -ENOMEM;
@@ -987,6 +1717,7 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 		}
 	}
 
+attach:
 	ret = kstats_trace_mode_ops[t->mode].attach(t);
 	if (ret)
 		goto fail;
@@ -1048,8 +1779,12 @@ VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 		goto out;
 	}
 	mutex_lock(&kstats_trace_mutex);
-	scoped_guard(mutex, &kstats_trace_err_lock)
+	scoped_guard(mutex, &kstats_trace_err_lock) {
 		kstats_trace_cmdline = strim(text);
+		kstats_trace_cmdcopy = line;
+		kstats_trace_cmdlen = len;
+		kstats_trace_cmdskip = kstats_trace_cmdline - text;
+	}
 	if (strlen(line) != len) {
 		kstats_trace_err(NULL, "NUL character in command");
 		ret = -EINVAL;
@@ -1060,8 +1795,10 @@ VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 		ret = kstats_trace_remove(cmd.name);
 	else if (!ret && cmd.verb == KSTATS_TRACE_ADD)
 		ret = kstats_trace_add(&cmd);
-	scoped_guard(mutex, &kstats_trace_err_lock)
+	scoped_guard(mutex, &kstats_trace_err_lock) {
 		kstats_trace_cmdline = NULL;
+		kstats_trace_cmdcopy = NULL;
+	}
 	mutex_unlock(&kstats_trace_mutex);
 out:
 	kfree(line);
@@ -1089,10 +1826,21 @@ static int kstats_trace_module_notify(struct notifier_block *nb,
 		within = within_module;
 	else if (state == MODULE_STATE_LIVE)
 		within = within_module_init;
-	else
+	else if (state != MODULE_STATE_COMING)
 		return NOTIFY_DONE;
 	mutex_lock(&kstats_trace_mutex);
+	kstats_trace_freed_note(mod, state);
+	if (state == MODULE_STATE_COMING) {
+		mutex_unlock(&kstats_trace_mutex);
+		return NOTIFY_DONE;
+	}
 	list_for_each_entry(t, &kstats_trace_list, node) {
+		if (t->mode == KSTATS_TRACE_GROUP && !t->gone[0]) {
+			if (kstats_trace_grp_going(t, mod, within) && t->gone[0])
+				pr_info("%s: detached: the functions left in the group were of module %s; the metrics stay until 'remove %s'\n",
+					t->name, mod->name, t->name);
+			continue;
+		}
 		if (t->gone[0] || !(within(t->start.addr, mod) ||
 				    within(t->end.addr, mod)))
 			continue;
@@ -1113,20 +1861,33 @@ static struct notifier_block kstats_trace_module_nb = {
 	.priority = INT_MAX,
 };
 
+/*
+ * A write holds one command or several, one per line, as dynamic_events
+ * takes them (cat commands > _control): each line is carried out or
+ * refused on its own, in order, and the write fails with the error of the
+ * first line refused. Blank lines are skipped.
+ */
 static ssize_t kstats_trace_write(struct file *file, const char __user *ubuf,
 				  size_t len, loff_t *ppos)
 {
-	char *buf;
-	int ret;
+	char *buf, *line, *end;
+	int ret = 0, err;
 
-	if (len > KSTATS_TRACE_LINE_MAX) {
-		pr_warn("command longer than %d bytes\n", KSTATS_TRACE_LINE_MAX);
+	if (len > KSTATS_TRACE_WRITE_MAX) {
+		pr_warn("write longer than %d bytes\n", KSTATS_TRACE_WRITE_MAX);
 		return -E2BIG;
 	}
 	buf = memdup_user(ubuf, len);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	ret = kstats_trace_exec(buf, len);
+	for (line = buf; line < buf + len; line = end + 1) {
+		end = memchr(line, '\n', buf + len - line) ?: buf + len;
+		if (end == line)
+			continue;
+		err = kstats_trace_exec(line, end - line);
+		if (!ret)
+			ret = err;
+	}
 	kfree(buf);
 	return ret ? ret : len;
 }
@@ -1151,14 +1912,46 @@ static const char kstats_trace_usage[] =
 	"# trace [pcpu:|fprobe:]FUNC [OPTIONS]    time FUNC from entry to return\n"
 	"# trace NAME start POINT end POINT [OPTIONS]\n"
 	"#     time the code between two points: SYM[+OFF], or tp:TRACEPOINT\n"
+	"# trace fprobe:GLOB as NAME [OPTIONS]     time every function GLOB matches,\n"
+	"#     each into kstats/NAME/FUNCTION\n"
 	"#     OPTIONS: bits N (resolution, 0..8), pid N (one process only),\n"
-	"#     cgroup PATH (the tasks of a cgroup v2 subtree only)\n"
+	"#     cgroup PATH (the tasks of a cgroup v2 subtree only), gap (a\n"
+	"#     function's GAP-NAME too: from a return to the next call)\n"
 	"# remove NAME\n"
 	"# Each trace is listed here, as\n"
 	"# name NAME mode MODE start POINT end POINT bits N samples N missed N\n"
-	"#     [pid N] [cgroup PATH] [gone MODULE]\n"
-	"# and timed into kstats/NAME and, but for pairs, kstats/GAP-NAME; see\n"
+	"#     memory BYTES [gap GAP-NAME] [pid N] [cgroup PATH] [gone MODULE]\n"
+	"# name NAME mode group glob GLOB functions N bits N samples N missed N\n"
+	"#     memory BYTES [pid N] [cgroup PATH] [gone MODULE,...]\n"
+	"# and timed into kstats/NAME and, with gap, kstats/GAP-NAME; see\n"
 	"# error_log for why a command failed.\n";
+
+static void kstats_trace_show_filters(struct seq_file *m, const struct kstats_trace *t)
+{
+	if (t->pid)
+		seq_printf(m, " pid %d", t->pid_nr);
+	if (t->cgroup_path)
+		seq_printf(m, " cgroup %s", t->cgroup_path);
+}
+
+/* A group: its glob, how many functions, and the samples of all. */
+static void kstats_trace_show_group(struct seq_file *m, struct kstats_trace *t)
+{
+	u64 samples = 0;
+	unsigned int i;
+
+	for (i = 0; i < t->nr_funcs; i++) {
+		samples += kstats_count(t->funcs[i].ks);
+		cond_resched();
+	}
+	seq_printf(m, "name %s mode group glob %s functions %u bits %u samples %llu missed %lu memory %zu",
+		   t->name, t->start.sym, t->nr_funcs, t->bits, samples,
+		   kstats_trace_missed(t), t->memory);
+	kstats_trace_show_filters(m, t);
+	if (t->gone_mods)
+		seq_printf(m, " gone %s", t->gone_mods);
+	seq_putc(m, '\n');
+}
 
 /* One line per trace: its name, mode, points, bits and counts. */
 static int kstats_trace_show(struct seq_file *m, void *v)
@@ -1169,6 +1962,10 @@ static int kstats_trace_show(struct seq_file *m, void *v)
 	if (list_empty(&kstats_trace_list))
 		seq_puts(m, kstats_trace_usage);
 	list_for_each_entry(t, &kstats_trace_list, node) {
+		if (t->mode == KSTATS_TRACE_GROUP) {
+			kstats_trace_show_group(m, t);
+			continue;
+		}
 		seq_printf(m, "name %s mode %s", t->name,
 			   kstats_trace_mode_ops[t->mode].name);
 		kstats_trace_show_point(m, "start", &t->start);
@@ -1176,12 +1973,11 @@ static int kstats_trace_show(struct seq_file *m, void *v)
 			kstats_trace_show_point(m, "end", &t->end);
 		else
 			seq_printf(m, " end %s%%return", t->start.sym);
-		seq_printf(m, " bits %u samples %llu missed %lu", t->bits,
-			   kstats_count(t->ks), kstats_trace_missed(t));
-		if (t->pid)
-			seq_printf(m, " pid %d", t->pid_nr);
-		if (t->cgroup_path)
-			seq_printf(m, " cgroup %s", t->cgroup_path);
+		seq_printf(m, " bits %u samples %llu missed %lu memory %zu", t->bits,
+			   kstats_count(t->ks), kstats_trace_missed(t), t->memory);
+		if (t->gap)
+			seq_printf(m, " gap %s%s", KSTATS_TRACE_GAP, t->name);
+		kstats_trace_show_filters(m, t);
 		if (t->gone[0])
 			seq_printf(m, " gone %s", t->gone);
 		seq_putc(m, '\n');
@@ -1308,6 +2104,7 @@ static void __exit kstats_trace_exit(void)
 		kstats_trace_clear_errors();
 	/* After the traces: a module going meanwhile found them detached. */
 	unregister_module_notifier(&kstats_trace_module_nb);
+	kstats_trace_freed_clear();
 }
 
 module_init(kstats_trace_init);

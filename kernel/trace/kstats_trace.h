@@ -8,9 +8,16 @@
 
 #include <linux/types.h>
 
-/* Longest command line accepted by _control. */
+/* Longest command line accepted by _control, and longest write. */
 #define KSTATS_TRACE_LINE_MAX	1024
+#define KSTATS_TRACE_WRITE_MAX	(64 * 1024)
 #define KSTATS_TRACE_DEFAULT_BITS	3
+/*
+ * Groups time many functions: at bits 1 (slots at most 50% of their
+ * values wide), 2 KiB per function per CPU, so that 1,000 functions on 64 CPUs
+ * take 125 MiB.
+ */
+#define KSTATS_TRACE_GROUP_BITS		1
 
 enum kstats_trace_verb {
 	KSTATS_TRACE_ADD,
@@ -23,6 +30,7 @@ enum kstats_trace_mode {
 	KSTATS_TRACE_PCPU,		/* trace pcpu:FUNC */
 	KSTATS_TRACE_FPROBE,		/* trace fprobe:FUNC */
 	KSTATS_TRACE_PAIR,		/* trace NAME start P end P */
+	KSTATS_TRACE_GROUP,		/* trace fprobe:GLOB as NAME */
 };
 
 /*
@@ -40,9 +48,12 @@ struct kstats_trace_where {
 struct kstats_trace_cmd {
 	enum kstats_trace_verb verb;
 	enum kstats_trace_mode mode;
-	const char *name;		/* the metric */
-	struct kstats_trace_where start, end;	/* end unused but for pairs */
+	const char *name;		/* the metric, or the group */
+	/* end unused but for pairs; for a group, start.sym is the glob */
+	struct kstats_trace_where start, end;
 	unsigned int bits;
+	bool bits_set;			/* bits N given */
+	bool gap;			/* gap: a GAP-NAME metric too */
 	int pid;			/* pid N: a process; 0 for all */
 	const char *cgroup;		/* cgroup PATH (cgroup v2); NULL for all */
 };

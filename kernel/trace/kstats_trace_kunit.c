@@ -37,6 +37,7 @@ struct kstats_trace_test_parse {
 	unsigned int bits;
 	int pid;
 	const char *cgroup;
+	bool gap;
 };
 
 #define GOOD(l, v, m, n, s, so, st, e, eo, et, b) \
@@ -47,6 +48,10 @@ struct kstats_trace_test_parse {
 #define FUNC(l, m, f, b) \
 	GOOD(l, KSTATS_TRACE_ADD, KSTATS_TRACE_##m, f, NULL, 0, false, NULL, 0, false, b)
 #define BAD(l, r) { .line = l, .ret = r }
+/* With gap: the function f, mode m, bits b, and a GAP- metric. */
+#define GAPF(l, m, f, b) \
+	{ .line = l, .ret = 0, .verb = KSTATS_TRACE_ADD, .mode = KSTATS_TRACE_##m, \
+	  .name = f, .bits = b, .gap = true }
 /* With filters: the function foo, bits b, pid p, cgroup c. */
 #define FILT(l, b, p, c) \
 	{ .line = l, .ret = 0, .verb = KSTATS_TRACE_ADD, .mode = KSTATS_TRACE_KRETPROBE, \
@@ -130,6 +135,33 @@ static const struct kstats_trace_test_parse kstats_trace_test_lines[] = {
 	BAD("trace foo cgroup /a cgroup /b", -EINVAL),
 	BAD("trace foo cgroup", -EINVAL),
 	BAD("trace foo pid 4 extra", -EINVAL),
+	/* gap: a bare word among the options, for a function only. */
+	GAPF("trace foo gap", KRETPROBE, "foo", 3),
+	GAPF("trace fprobe:foo gap bits 2", FPROBE, "foo", 2),
+	GAPF("trace pcpu:foo gap bits 5", PCPU, "foo", 5),
+	FUNC("trace gap", KRETPROBE, "gap", 3),
+	BAD("trace foo gap gap", -EINVAL),
+	BAD("trace n start a end b gap", -EINVAL),
+	BAD("trace fprobe:a* as g gap", -EINVAL),
+	/* Groups: a glob, fprobe: and a name; bits 1 unless given. */
+	GOOD("trace fprobe:vfs_* as v", KSTATS_TRACE_ADD, KSTATS_TRACE_GROUP, "v",
+	     "vfs_*", 0, false, NULL, 0, false, 1),
+	GOOD("trace fprobe:__x64_sys_get?[pu]id* as ids bits 4", KSTATS_TRACE_ADD,
+	     KSTATS_TRACE_GROUP, "ids", "__x64_sys_get?[pu]id*", 0, false, NULL, 0,
+	     false, 4),
+	{ .line = "trace fprobe:*_show as s pid 3", .verb = KSTATS_TRACE_ADD,
+	  .mode = KSTATS_TRACE_GROUP, .name = "s", .start = "*_show", .bits = 1,
+	  .pid = 3 },
+	BAD("trace fprobe:vfs_*", -EINVAL),
+	BAD("trace vfs_*", -EINVAL),
+	BAD("trace vfs_* as v", -EINVAL),
+	BAD("trace pcpu:vfs_* as v", -EINVAL),
+	BAD("trace fprobe:vfs_read as v", -EINVAL),
+	BAD("trace fprobe:!vfs_* as v", -EINVAL),
+	BAD("trace fprobe:vfs/* as v", -EINVAL),
+	BAD("trace fprobe:vfs_* as", -EINVAL),
+	BAD("trace fprobe:vfs_* is v", -EINVAL),
+	BAD("trace n start vfs_* end b", -EINVAL),
 	BAD("trace kstats_record", -EPERM),
 	BAD("trace fprobe:kstats_new", -EPERM),
 	BAD("trace pcpu:kstats_trace_exec", -EPERM),
@@ -179,6 +211,7 @@ static void kstats_trace_test_parse(struct kunit *test)
 		return;
 	KUNIT_EXPECT_EQ(test, cmd.mode, t->mode);
 	KUNIT_EXPECT_EQ(test, cmd.bits, t->bits);
+	KUNIT_EXPECT_EQ(test, cmd.gap, t->gap);
 	KUNIT_EXPECT_EQ(test, cmd.pid, t->pid);
 	if (t->cgroup)
 		KUNIT_EXPECT_STREQ(test, cmd.cgroup, t->cgroup);
@@ -294,7 +327,7 @@ static void kstats_trace_test_count(struct kunit *test)
 	int sum = 0;
 
 	for (mode = 0; mode < ARRAY_SIZE(kstats_trace_test_modes); mode++) {
-		snprintf(cmd, sizeof(cmd), "trace %s%s bits 4",
+		snprintf(cmd, sizeof(cmd), "trace %s%s bits 4 gap",
 			 kstats_trace_test_modes[mode], name);
 		KUNIT_ASSERT_EQ_MSG(test, kstats_trace_test_exec(cmd), 0, "%s", cmd);
 		KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, name), 0);
@@ -338,7 +371,7 @@ static void kstats_trace_test_pair(struct kunit *test)
 	migrate_enable();
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, "kunit_pair"), 50);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_file(test, "_control"),
-					   "missed 1\n"));
+					   " missed 1 memory "));
 	/* No GAP metric for pairs. */
 	KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "GAP-kunit_pair"));
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kunit_pair"), 0);
@@ -397,7 +430,7 @@ static void kstats_trace_test_pid(struct kunit *test)
 				snprintf(cmd, sizeof(cmd), forms[f], kstats_trace_test_modes[mode],
 					 task_tgid_nr(current));
 			KUNIT_ASSERT_EQ_MSG(test, kstats_trace_test_exec(cmd), 0, "%s", cmd);
-			snprintf(want, sizeof(want), " missed 0 pid %d\n", task_tgid_nr(current));
+			snprintf(want, sizeof(want), " pid %d\n", task_tgid_nr(current));
 			KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_file(test, "_control"),
 							   want));
 			/* No assertion from here until the thread is done. */
@@ -416,6 +449,8 @@ static void kstats_trace_test_pid(struct kunit *test)
 			/* The other thread's returns were not seen either: nothing missed. */
 			text = kstats_trace_test_file(test, "_control");
 			KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(text, want), "%s", cmd);
+			KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(text, " missed 0 memory "),
+						  "%s", cmd);
 			snprintf(cmd, sizeof(cmd), "remove %s", name);
 			KUNIT_EXPECT_EQ(test, kstats_trace_test_exec(cmd), 0);
 			/* Its sum, 70 calls of fn then end, is 0 + ... + 69. */
@@ -546,6 +581,9 @@ struct kstats_trace_test_err {
 static void kstats_trace_test_errors(struct kunit *test)
 {
 	static const struct kstats_trace_test_err errs[] = {
+		/* First: error_log keeps the last eight, checked below. */
+		{ "trace fprobe:kstrace_no_such_* as x", -ENOENT },
+		{ "trace fprobe:kstrace_test_* as kstrace_test_fn", -EEXIST },
 		{ "trace kstrace_no_such_function", -ENOENT },
 		{ "trace fprobe:kstrace_no_such_function", -ENOENT },
 		{ "trace pcpu:kstrace_no_such_function", -ENOENT },
@@ -566,7 +604,8 @@ static void kstats_trace_test_errors(struct kunit *test)
 	struct file *file;
 	unsigned int i;
 
-	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn"), 0);
+	/* With gap: its GAP- metric's name is taken too. */
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn gap"), 0);
 	before = kstats_trace_test_file(test, "_control");
 	for (i = 0; i < ARRAY_SIZE(errs); i++) {
 		KUNIT_EXPECT_EQ_MSG(test, kstats_trace_test_exec(errs[i].cmd), errs[i].ret,
@@ -648,6 +687,65 @@ static void kstats_trace_test_elapsed(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, kstats_trace_elapsed(BIT_ULL(63) + 1, 1, &ns));
 }
 
+/* The samples of function @func in a group's summary @text. */
+static long long kstats_trace_test_summed(const char *text, const char *func)
+{
+	char key[80];
+	long long n = 0, count;
+	const char *line;
+
+	snprintf(key, sizeof(key), "function %s bits ", func);
+	for (line = text; (line = strstr(line, key)); line++) {
+		const char *c = strstr(line, " count ");
+
+		if (c && sscanf(c, " count %lld", &count) == 1)
+			n += count;
+	}
+	return n;
+}
+
+/*
+ * A group over this suite's functions: one metric per function, each
+ * counting exactly its own calls, in its file and in the summary; the
+ * group listed with its glob; gone, all of it, once removed.
+ */
+static void kstats_trace_test_group(struct kunit *test)
+{
+	/* A function of a module is named MODULE:FUNCTION. */
+	const char *mod = IS_MODULE(CONFIG_KSTATS_TRACE_KUNIT_TEST) ? KBUILD_MODNAME ":" : "";
+	char fn[64], end[64], file[80];
+	char *text;
+	int i, sum = 0;
+
+	snprintf(fn, sizeof(fn), "%skstrace_test_fn", mod);
+	snprintf(end, sizeof(end), "%skstrace_test_end", mod);
+	snprintf(file, sizeof(file), "kunit_grp/%s", fn);
+
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_* as kunit_grp"),
+			0);
+	for (i = 0; i < 10; i++)
+		sum += kstrace_test_fn(i);
+	for (i = 0; i < 20; i++)
+		sum += kstrace_test_end(i);
+	KUNIT_EXPECT_EQ(test, sum, 45 + 10 + 190 - 20);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, "kunit_grp"), 30);
+	text = kstats_trace_test_file(test, "_control");
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "name kunit_grp mode group glob kstrace_test_* "));
+	text = kstats_kunit_read(test, "kunit_grp/_summary");
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_summed(text, fn), 10);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_summed(text, end), 20);
+	KUNIT_EXPECT_NOT_NULL(test, kstats_kunit_read(test, file));
+	/* A name of the group, or in it, is not a trace of its own. */
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_* as kunit_grp"),
+			-EEXIST);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kunit_grp"), 0);
+	KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, file));
+	KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "kunit_grp/_summary"));
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, "kunit_grp"), -1);
+}
+
 static struct kunit_case kstats_trace_test_cases[] = {
 	KUNIT_CASE_PARAM(kstats_trace_test_parse, kstats_trace_test_lines_gen_params),
 	KUNIT_CASE(kstats_trace_test_count),
@@ -659,6 +757,7 @@ static struct kunit_case kstats_trace_test_cases[] = {
 	KUNIT_CASE(kstats_trace_test_inflight),
 	KUNIT_CASE(kstats_trace_test_usage),
 	KUNIT_CASE(kstats_trace_test_elapsed),
+	KUNIT_CASE(kstats_trace_test_group),
 	{}
 };
 

@@ -908,6 +908,40 @@ static ssize_t cost_show(struct kobject *kobj, struct kobj_attribute *attr, char
 	return ret;
 }
 
+/*
+ * Functions of a module for the selftest of kstats_trace's groups (the
+ * glob ksgrp_*): writing N to group_calls calls the first N times and the
+ * second 2N times.
+ */
+static unsigned long ksgrp_calls[2];
+
+/* Each with an effect of its own, so that the compiler keeps both. */
+static noinline void ksgrp_bench_a(void)
+{
+	WRITE_ONCE(ksgrp_calls[0], ksgrp_calls[0] + 1);
+}
+
+static noinline void ksgrp_bench_b(void)
+{
+	WRITE_ONCE(ksgrp_calls[1], ksgrp_calls[1] + 1);
+}
+
+static ssize_t group_calls_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	unsigned int i, n;
+
+	if (kstrtouint(buf, 10, &n) || n > 1000000)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		ksgrp_bench_a();
+		ksgrp_bench_b();
+		ksgrp_bench_b();
+		cond_resched();
+	}
+	return count;
+}
+
 #define BENCH_RECORD_MAX	64
 
 /* bench_record, the metric of the record file; under bench_mutex. */
@@ -1098,10 +1132,13 @@ static struct kobj_attribute cpus_attr = __ATTR_RW(cpus);
 static struct kobj_attribute run_attr = __ATTR(run, 0400, run_show, NULL);
 static struct kobj_attribute cost_attr = __ATTR(cost, 0400, cost_show, NULL);
 static struct kobj_attribute record_attr = __ATTR(record, 0200, NULL, record_store);
+static struct kobj_attribute group_calls_attr = __ATTR(group_calls, 0200, NULL,
+						       group_calls_store);
 
 static struct attribute *bench_attrs[] = {
 	&bench_choices[0].attr.attr, &bench_choices[1].attr.attr,
 	&cpus_attr.attr, &run_attr.attr, &cost_attr.attr, &record_attr.attr,
+	&group_calls_attr.attr,
 	&bench_params[0].attr.attr, &bench_params[1].attr.attr,
 	&bench_params[2].attr.attr, &bench_params[3].attr.attr,
 	BENCH_FPROBE_FLOOR_ATTR, NULL,

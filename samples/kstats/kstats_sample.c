@@ -51,6 +51,23 @@ static size_t sample_size(void)
 	return (1UL << shift) + get_random_u32_below(1U << shift);
 }
 
+/*
+ * One allocation and its time. Not inlined, so that kstats_trace's groups
+ * have a function of a module to time (its selftest uses the glob ksgrp_*).
+ */
+static noinline void ksgrp_sample(void)
+{
+	size_t size = sample_size();
+	u64 t0, t1;
+	void *p;
+
+	t0 = ktime_get_ns();
+	p = kmalloc(size, GFP_KERNEL);
+	kfree(p);
+	t1 = ktime_get_ns();
+	kstats_record(ks, t1 - t0);
+}
+
 static int sample_thread_fn(void *arg)
 {
 	/* Work in batches of a millisecond's worth of pairs. */
@@ -58,17 +75,8 @@ static int sample_thread_fn(void *arg)
 	unsigned long sleep_us = batch * USEC_PER_SEC / max(rate, 1U);
 
 	while (!kthread_should_stop()) {
-		for (i = 0; i < batch; i++) {
-			size_t size = sample_size();
-			u64 t0, t1;
-			void *p;
-
-			t0 = ktime_get_ns();
-			p = kmalloc(size, GFP_KERNEL);
-			kfree(p);
-			t1 = ktime_get_ns();
-			kstats_record(ks, t1 - t0);
-		}
+		for (i = 0; i < batch; i++)
+			ksgrp_sample();
 		usleep_range(sleep_us, sleep_us + sleep_us / 8 + 1);
 	}
 	return 0;

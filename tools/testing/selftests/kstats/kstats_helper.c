@@ -71,7 +71,7 @@ static inline void spin_hint(void)
 
 static int show_help(void)
 {
-	fprintf(stderr, "usage: kstats_helper getppid N | pair N | spin S\n");
+	fprintf(stderr, "usage: kstats_helper getppid N | pair N | ids N M | spin S | sleep MS\n");
 	fprintf(stderr, "       kstats_helper write FILE STR | writes FILE | read FILE\n");
 	fprintf(stderr, "       kstats_helper listen N S\n");
 	return 2;
@@ -232,6 +232,23 @@ int main(int argc, char **argv)
 			syscall(SYS_getpid);
 			syscall(SYS_getppid);
 		}
+	} else if (!strcmp(argv[1], "sleep")) {
+		/* One nanosleep() of N ms, the system call itself. */
+		struct timespec ts = { .tv_sec = n / 1000, .tv_nsec = n % 1000 * 1000000 };
+
+		if (syscall(SYS_nanosleep, &ts, NULL)) {
+			perror("nanosleep");
+			return 1;
+		}
+		printf("woke on cpu %d\n", sched_getcpu());
+	} else if (!strcmp(argv[1], "ids") && argc == 4) {
+		/* N getpid() calls, then M getppid(), in one process. */
+		long m = atol(argv[3]);
+
+		for (i = 0; i < n; i++)
+			syscall(SYS_getpid);
+		for (i = 0; i < m; i++)
+			syscall(SYS_getppid);
 	} else if (!strcmp(argv[1], "spin")) {
 		double end = now_ns() + n * 1e9;
 		long calls = 0;

@@ -118,7 +118,7 @@ for FI_OFF in 5 9; do
 		ctl "remove fiprobe" && break
 done
 ktap_print_msg "kprobe pair past __fentry__: +$FI_OFF"
-FI_CMDS="trace $F|trace pcpu:$F|trace fprobe:$F"
+FI_CMDS="trace $F gap|trace pcpu:$F|trace fprobe:$F gap"
 FI_CMDS="$FI_CMDS|trace fiN start __x64_sys_getpid+$FI_OFF end $F+$FI_OFF"
 FI_CMDS="$FI_CMDS|trace fiN start tp:softirq_entry end tp:softirq_exit"
 inject() {
@@ -139,7 +139,7 @@ failing() { KSTATS_MAKE_IT_FAIL=1 "$H" "$@"; }
 # All or nothing: the trace NAME is listed with all its files, or absent.
 whole() {
 	if grep -q "^name $1 " "$CTL"; then
-		[ -e "$K/$1" ] && { [ "$2" = pair ] || [ -e "$K/GAP-$1" ]; }
+		[ -e "$K/$1" ] && { ! grep -q "^name $1 .* gap GAP-$1" "$CTL" || [ -e "$K/GAP-$1" ]; }
 	else
 		[ ! -e "$K/$1" ] && [ ! -e "$K/GAP-$1" ]
 	fi

@@ -21,7 +21,7 @@ N=1000
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q " $FUNC\$" /proc/kallsyms ||
 	{ ktap_skip_all "no $FUNC in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 28
+ktap_set_plan 31
 # Reports are checked from here on: the log is never cleared (the harness
 # reads all of it), and $$ tells this run's marks from another's.
 ks_mark "kstats_trace_test $$: begin"
@@ -55,8 +55,12 @@ field() {
 # The plain, pcpu: and fprobe: forms count every call, exactly (the helper
 # stays on one CPU: pcpu: loses a call that migrates, as documented).
 check_count() {
-	[ "$(ctl "trace $1$FUNC bits 4")" = OK ] || return 1
-	[ -e "$KS/$FUNC" ] && [ -e "$KS/GAP-$FUNC" ] || return 1
+	# GAP- only when asked for (gap).
+	[ "$(ctl "trace $1$FUNC")" = OK ] && [ -e "$KS/$FUNC" ] && [ ! -e "$KS/GAP-$FUNC" ] &&
+		[ -z "$(field $FUNC gap)" ] && [ "$(ctl "remove $FUNC")" = OK ] || return 1
+	[ "$(ctl "trace $1$FUNC bits 4 gap")" = OK ] || return 1
+	[ -e "$KS/$FUNC" ] && [ -e "$KS/GAP-$FUNC" ] && [ "$(field $FUNC gap)" = "GAP-$FUNC" ] ||
+		return 1
 	"$HELPER" getppid $N > /dev/null
 	n=$(field $FUNC samples)
 	mode=$(field $FUNC mode)
@@ -194,7 +198,7 @@ check_bad() {
 	trace $FUNC extra|EINVAL
 	trace x start $FUNC|EINVAL
 	trace foo\\0bar|EINVAL
-	trace foo\\n\\n|EINVAL
+	bogus\\ntrace foo|EINVAL
 	$long|E2BIG
 	trace $FUNC bits 9|ERANGE
 	trace pcpu:kstrace_no_such_function|ENOENT
@@ -229,7 +233,7 @@ check_list() {
 	done
 	f=__x64_sys_getpid
 	re="^name $FUNC mode kretprobe start $FUNC end $FUNC%return bits 2"
-	echo "$list" | grep -q "$re samples [0-9]* missed [0-9]*\$" &&
+	echo "$list" | grep -q "$re samples [0-9]* missed [0-9]* memory [0-9]*\$" &&
 	echo "$list" | grep -q "^name $f mode $FPROBE_MODE start $f end $f%return bits 3 " &&
 	echo "$list" | grep -q \
 		"^name sirq mode pair start tp:softirq_entry end tp:softirq_exit bits 5 " &&
@@ -405,7 +409,7 @@ ktap_test_result "rmmod kstats_trace returns at once with a call in flight, in e
 # module unloads.
 check_noreturn() {
 	for f in $FORMS; do
-		[ "$(ctl "trace $(form $f)do_exit")" = OK ] || return 1
+		[ "$(ctl "trace $(form $f)do_exit gap")" = OK ] || return 1
 		for _ in 1 2 3 4 5; do /bin/true; done
 		n=$(field do_exit samples)
 		gap=$(awk '$3 == "CPUS" { n += $6 } END { print n + 0 }' "$KS/GAP-do_exit")
@@ -453,13 +457,13 @@ check_module() {
 		cmd="trace $(form $f)cpus_show"
 		if [ $f = pair ]; then
 			name=mpair
-			cmd="trace mpair start cpus_show end $FUNC"
+			# Both ends in the task that reads the file.
+			cmd="trace mpair start cpus_show end sysfs_emit"
 		fi
 		modprobe kstats_bench && cat $BENCH/cpus > /dev/null || return 1
 		[ "$(ctl "$cmd")" = OK ] || return 1
 		# The pair's start and end on one CPU.
 		taskset 1 cat $BENCH/cpus > /dev/null
-		[ $f = pair ] && taskset 1 "$HELPER" getppid 1 > /dev/null
 		n=$(field $name samples)
 		ks_mark "kstats_trace_test $$: module $f unload"
 		rmmod kstats_bench || return 1
@@ -509,6 +513,42 @@ else
 	ktap_test_skip "fprobe: the timer interrupt on the IRQ stack (no CONFIG_FPROBE)"
 fi
 
+# pcpu: keeps the task of the open start: a task that slept, and woke up
+# on another CPU, does not close that CPU's start, which another task
+# opened. A sleeps 3 s on CPU 1; B starts a 1 s sleep on CPU 0 and moves
+# to CPU 1 while asleep: its end is missed, A's 3 s are timed, and no
+# sample of 1 to 2.8 s (B's end closing A's start) is recorded. This
+# shell stays on CPU 0, out of CPU 1's way.
+in_nanosleep() { grep -q nanosleep "/proc/$1/wchan" 2>/dev/null; }
+check_owner() {
+	S=__x64_sys_nanosleep
+	taskset -p 1 $$ > /dev/null || return 1
+	[ "$(ctl "trace pcpu:$S")" = OK ] || return 1
+	taskset 2 "$HELPER" sleep 3000 &
+	a=$!
+	ks_wait_for 60 in_nanosleep $a
+	taskset 1 "$HELPER" sleep 1000 > "$TMPD/b" &
+	b=$!
+	ks_wait_for 60 in_nanosleep $b && taskset -p 2 $b > /dev/null
+	wait $b
+	wait $a
+	cpu=$(awk '{ print $4 }' "$TMPD/b")
+	wrong=$(awk '$3 == "CPUS" && $8 >= 1000000000 && $8 <= 2800000000 { n += $6 }
+		END { print n + 0 }' "$KS/$S")
+	long=$(awk '$3 == "CPUS" && $8 > 2800000000 { n += $6 } END { print n + 0 }' "$KS/$S")
+	missed=$(field $S missed)
+	[ "$(ctl "remove $S")" = OK ] || return 1
+	taskset -p "$(printf %x $(((1 << $(nproc)) - 1)))" $$ > /dev/null
+	ktap_print_msg "pcpu:$S: B woke on CPU ${cpu:-?}; $wrong samples of 1 to 2.8 s," \
+		"$long longer, $missed missed"
+	[ "$cpu" = 1 ] && [ "$wrong" -eq 0 ] && [ "$long" -ge 1 ] && [ "$missed" -ge 1 ]
+}
+if [ "$(nproc)" -ge 2 ]; then
+	ktap_test_result "pcpu: an end of another task does not close a CPU's start" check_owner
+else
+	ktap_test_skip "pcpu: an end of another task (needs 2 CPUs)"
+fi
+
 # A refused command is in error_log, with a caret under the word at fault.
 check_error_log() {
 	: > "$KS/error_log"
@@ -523,6 +563,38 @@ check_error_log() {
 		grep -qF "error: start_kernel: $why" "$KS/error_log"
 }
 ktap_test_result "error_log shows a refused command and why" check_error_log
+
+# The caret marks the word at fault where it is, not where its text first
+# appears (the second "cgroup" here is the option given twice).
+check_caret() {
+	: > "$KS/error_log"
+	cmd="trace cgroup_exit cgroup /a cgroup /b"
+	[ "$(ctl "$cmd")" = EINVAL ] || return 1
+	caret=$(sed -n 3p "$KS/error_log")
+	ktap_print_msg "$(sed -n 2p "$KS/error_log")"
+	ktap_print_msg "$caret"
+	grep -q 'error: cgroup given twice$' "$KS/error_log" &&
+		[ "$caret" = "$(printf "%*s^" $((11 + 18)) "")" ]
+}
+ktap_test_result "error_log's caret marks the word at fault where it is" check_caret
+
+# Several commands in one write, one per line (cat FILE > _control): each
+# is carried out or refused on its own, in order; the write fails with
+# the first refusal.
+check_lines() {
+	: > "$KS/error_log"
+	r1=$(ctl "trace $FUNC\nnonsense\n\ntrace __x64_sys_getpid bits 2\n")
+	both=$(grep -cE "^name ($FUNC|__x64_sys_getpid) " "$CTL")
+	bits=$(field __x64_sys_getpid bits)
+	logged=$(grep -c "error: unknown command 'nonsense'" "$KS/error_log")
+	r2=$(ctl "remove $FUNC\nremove __x64_sys_getpid")
+	left=$(grep -cE "^name ($FUNC|__x64_sys_getpid) " "$CTL")
+	ktap_print_msg "three lines: $r1, $both traced (bits $bits), $logged logged;" \
+		"two removes: $r2, $left left"
+	[ "$r1" = EINVAL ] && [ "$both" -eq 2 ] && [ "$bits" = 2 ] && [ "$logged" -eq 1 ] &&
+		[ "$r2" = OK ] && [ "$left" -eq 0 ]
+}
+ktap_test_result "one write of several lines: each command on its own, in order" check_lines
 
 check_clean() {
 	ks_no_reports_since "kstats_trace_test $$: begin"
