@@ -24,6 +24,19 @@
 #  fprobe_hist     fprobe events f:F and f:F%return, a synthetic event of
 #                  their time difference and a log2 hist trigger on it
 #  kprobe_hist     the same with kprobe events p:F and r:F
+# and, while every syscall (the glob G) is timed, a distribution per
+# function, the cost of one of them (F):
+#  kstats_glob     trace fprobe:GF as NAME (one fprobe, a metric each)
+#  bpftrace_glob   bpftrace, kprobe and kretprobe on G (kprobe_multi),
+#                  @[func] = hist(nsecs - @start[tid])
+#  bcc_glob        BCC's funclatency -F G (a kprobe pair per function),
+#                  where Debian's bpfcc-tools is installed
+#  perf_profile    perf ftrace profile -G GF (function_graph), where perf
+#                  has it
+# G is __x64_sys_*, as the kprobe tools take it (kallsyms names); GF is
+# __*sys_*, as ftrace takes it: ftrace names some syscalls by an alias
+# (getppid() is __do_sys_getppid there), so that __x64_sys_* leaves them
+# out.
 # A case counts only if its tool reports exactly CALLS calls in every
 # round: proof that it was attached to the calls measured (untraced: the
 # loop's own count; kstats: the count tools/kstats prints, its missed calls
@@ -40,7 +53,10 @@ CALLS=${CALLS:-100000}
 ROUNDS=${ROUNDS:-3}
 # ns, or insn when qemu counts instructions as nanoseconds (-icount).
 UNIT=${UNIT:-ns}
-CASES=${CASES:-"untraced kstats kstats_pcpu kstats_fprobe bpftrace_kprobe bpftrace_k3 bpftrace_kfunc funclatency perf_ftrace perf_ftrace_bpf fprobe_hist kprobe_hist"}
+CASES=${CASES:-"untraced kstats kstats_pcpu kstats_fprobe bpftrace_kprobe bpftrace_k3 bpftrace_kfunc funclatency perf_ftrace perf_ftrace_bpf fprobe_hist kprobe_hist kstats_glob bpftrace_glob bcc_glob perf_profile"}
+G='__x64_sys_*'
+GF='__*sys_*'
+
 
 PERF_BUFFER_KB=${PERF_BUFFER_KB:-32768}
 
@@ -85,6 +101,12 @@ why_not() {
 	perf_ftrace_bpf)
 		in_host perf ftrace latency -h 2>&1 | grep -q -- --use-bpf ||
 			echo "perf $(in_host perf version | awk '{ print $3 }') was built without BPF skeletons (no -b)" ;;
+	bcc_glob)
+		[ -x $R/usr/sbin/funclatency-bpfcc ] ||
+			echo "no BCC funclatency (Debian's bpfcc-tools is not installed)" ;;
+	perf_profile)
+		in_host perf ftrace profile -h > /dev/null 2>&1 ||
+			echo "perf $(in_host perf version | awk '{ print $3 }') has no ftrace profile" ;;
 	esac
 }
 
@@ -144,6 +166,13 @@ start() {
 	kstats) ctl "trace $F" || return 1 ;;
 	kstats_pcpu) ctl "trace pcpu:$F" || return 1 ;;
 	kstats_fprobe) ctl "trace fprobe:$F" || return 1 ;;
+	kstats_glob)
+		echo 4000 > /sys/module/kstats_trace/parameters/max_functions
+		ctl "trace fprobe:$GF as peers_glob" || return 1 ;;
+	bpftrace_glob)
+		printf '%s\n' "kprobe:$G { @start[tid] = nsecs; }" \
+			"kretprobe:$G /@start[tid]/ { @[func] = hist(nsecs - @start[tid]);" \
+			"delete(@start[tid]); }" "END { clear(@start); }" > $R/tmp/bt ;;
 	bpftrace_kprobe) bt "$BT_K" "$F" 'hist(nsecs - @start[tid])' > $R/tmp/bt ;;
 	bpftrace_k3) bt "$BT_K" "$F" 'hist(nsecs - @start[tid], 3)' > $R/tmp/bt ;;
 	bpftrace_kfunc) bt "$BT_F" "$FA" 'hist(nsecs - @start[tid])' > $R/tmp/bt ;;
@@ -160,6 +189,9 @@ start() {
 	esac
 	case $1 in
 	funclatency*) taskset 2 chroot $R /usr/sbin/funclatency -T "$F" > "$OUT/$1" 2>&1 & tool=$! ;;
+	bcc_glob)
+		taskset 2 chroot $R /usr/sbin/funclatency-bpfcc -F "$G" > "$OUT/$1" 2>&1 &
+		tool=$! ;;
 	*) return 0 ;;
 	esac
 	# Attached when ftrace lists the function, and a second more for the
@@ -185,17 +217,26 @@ start() {
 stop() {
 	case $1 in
 	untraced) awk '$1 == "calls" { print $2 }' "$OUT/$1.loop" ;;
+	kstats_glob)
+		awk '$1 == "name" && $2 == "peers_glob" {
+			for (i = 3; i < NF; i += 2) if ($i == "missed") print "missed", $(i + 1) }' $CTL >&2
+		/root/kstats /sys/kernel/debug/kstats/peers_glob/"$FA" | awk '$1 == "count" { print $2 }'
+		ctl "remove peers_glob" ;;
 	kstats*)
 		awk -v n="$F" '$1 == "name" && $2 == n {
 			for (i = 3; i < NF; i += 2) if ($i == "missed") print "missed", $(i + 1) }' $CTL >&2
 		/root/kstats "$F" | awk '$1 == "count" { print $2 }'
 		ctl "remove $F" ;;
+	# @[FUNC]: then its rows, up to a blank line.
+	bpftrace_glob)
+		awk -v f="@[$F]:" '$1 == f { on = 1; next } /^$/ { on = 0 }
+			on && /^\[/ { sub(/^\[[^]]*[])]/, ""); n += $1 } END { print n + 0 }' "$OUT/$1" ;;
 	# [4, 8)   12 |@@@@ |, and [0], [1] for single values.
 	bpftrace_*) awk '/^\[/ { sub(/^\[[^]]*[])]/, ""); n += $1 } END { print n + 0 }' "$OUT/$1" ;;
 	perf_ftrace*)
 		awk -F'|' '!/^#/ && NF >= 3 { n += $2 } END { print n + 0 }' "$OUT/$1"
 		echo "$DEFAULT_BUFFER_KB" > $T/buffer_size_kb ;;
-	funclatency*)
+	funclatency* | bcc_glob)
 		# SIGINT, as a user stops them. A tool still running 2 minutes
 		# later is shown (its state and kernel stacks) and killed, and
 		# its case fails.
@@ -218,8 +259,17 @@ stop() {
 		wait $tool || true
 		kill $watchdog 2>/dev/null || true
 		wait $watchdog 2>/dev/null || true
-		# 256 -> 511   : 12   |****   |
-		awk '$2 == "->" && $4 == ":" { n += $5 } END { print n + 0 }' "$OUT/$1" ;;
+		# 256 -> 511   : 12   |****   |, under "Function = F" with -F.
+		if [ "$1" = bcc_glob ]; then
+			awk -v f="$F" '$1 == "Function" { on = ($3 == f) }
+				on && $2 == "->" && $4 == ":" { n += $5 } END { print n + 0 }' "$OUT/$1"
+		else
+			awk '$2 == "->" && $4 == ":" { n += $5 } END { print n + 0 }' "$OUT/$1"
+		fi ;;
+	perf_profile)
+		awk -v f="$FA" '$NF == f { print $(NF - 1); found = 1 } END { if (!found) print 0 }' \
+			"$OUT/$1"
+		echo "$DEFAULT_BUFFER_KB" > $T/buffer_size_kb ;;
 	fprobe_hist | kprobe_hist)
 		awk '$1 == "Hits:" { print $2; exit }' $T/events/synthetic/kstats_peers_lat/hist
 		t=kprobes
@@ -243,6 +293,10 @@ loop() {
 	perf_ftrace_bpf)
 		echo "$PERF_BUFFER_KB" > $T/buffer_size_kb
 		timeout 600 taskset 2 chroot $R /usr/bin/perf ftrace latency -b -a -n -T "$FA" -- $LOOP \
+			> "$OUT/$1" 2>&1 ;;
+	perf_profile)
+		echo "$PERF_BUFFER_KB" > $T/buffer_size_kb
+		timeout 600 taskset 2 chroot $R /usr/bin/perf ftrace profile -a -G "$GF" -- $LOOP \
 			> "$OUT/$1" 2>&1 ;;
 	*)
 		# Its own file: funclatency writes to $OUT/CASE at its own offset.

@@ -10,6 +10,12 @@
 # one whose handlers read the clock at entry and return, as any timer
 # must: the floor of a timer on an fprobe, with kstats_trace's clock
 # (fprobe_clock, ktime_get_mono_fast_ns) or local_clock (fprobe_local).
+# Groups (trace fprobe:GLOB as NAME) with getppid() among 1 function
+# (fprobe_glob_1), about a hundred (fprobe_glob_100: __*sys_[a-g]*) and
+# every syscall (fprobe_glob_all: __*sys_*): the cost per call must not
+# grow with the number of functions; each group's size is printed. The
+# globs match ftrace's names: getppid() is one of __x64_sys_getppid's
+# aliases there (__do_sys_getppid).
 # The rounds interleave the cases, so that they see the same machine; the median of the rounds is printed,
 # and its ratio to the untraced call.
 set -eu
@@ -21,7 +27,7 @@ CALLS=${CALLS:-100000}
 ROUNDS=${ROUNDS:-5}
 # ns, or insn when qemu counts instructions as nanoseconds (-icount).
 UNIT=${UNIT:-ns}
-CASES=${CASES:-"untraced kretprobe pcpu fprobe fprobe_empty fprobe_clock fprobe_local kprobe_hist kretprobe_hist fprobe_hist"}
+CASES=${CASES:-"untraced kretprobe pcpu fprobe fprobe_empty fprobe_clock fprobe_local kprobe_hist kretprobe_hist fprobe_hist fprobe_glob_1 fprobe_glob_100 fprobe_glob_all"}
 
 modprobe kstats_trace
 modprobe kstats_bench
@@ -34,6 +40,8 @@ FA=$(awk -v a="$addr" '$1 == a { print $3 }' /proc/kallsyms |
 	head -n 1)
 
 ctl() { [ "$("$H" write "$CTL" "$1")" = OK ] || { echo "failed: $1"; exit 1; }; }
+# Every syscall in one group: more than the default limit of functions.
+echo 4000 > /sys/module/kstats_trace/parameters/max_functions
 
 setup() {
 	case $1 in
@@ -44,6 +52,15 @@ setup() {
 	fprobe_empty) echo "$F" > /sys/kernel/kstats_bench/fprobe_floor ;;
 	fprobe_clock) echo "$F clock" > /sys/kernel/kstats_bench/fprobe_floor ;;
 	fprobe_local) echo "$F local" > /sys/kernel/kstats_bench/fprobe_floor ;;
+	fprobe_glob_*)
+		case $1 in
+		fprobe_glob_1) ctl "trace fprobe:${FA%?}? as g" ;;
+		fprobe_glob_100) ctl "trace fprobe:__*sys_[a-g]* as g" ;;
+		fprobe_glob_all) ctl "trace fprobe:__*sys_* as g" ;;
+		esac
+		awk -v c="$1" '$2 == "g" { for (i = 3; i < NF; i++)
+			if ($i == "functions") print "group", c, "functions", $(i + 1) }' \
+			/sys/kernel/debug/kstats/_control >> /tmp/groups ;;
 	kprobe_hist)
 		echo "p:kstats_bench $F" >> "$T/kprobe_events"
 		echo 'hist:keys=common_pid' > "$T/events/kprobes/kstats_bench/trigger"
@@ -69,6 +86,7 @@ teardown() {
 	case $1 in
 	untraced) ;;
 	kretprobe|pcpu|fprobe) ctl "remove $F" ;;
+	fprobe_glob_*) ctl "remove g" ;;
 	fprobe_empty|fprobe_clock|fprobe_local) echo > /sys/kernel/kstats_bench/fprobe_floor ;;
 	kprobe_hist)
 		echo 0 > "$T/events/kprobes/kstats_bench/enable"
@@ -100,6 +118,7 @@ while [ "$r" -le "$ROUNDS" ]; do
 	done
 	r=$((r + 1))
 done
+[ ! -e /tmp/groups ] || sort -u /tmp/groups
 for c in $CASES; do
 	awk -v c="$c" '$1 == c { print $2 }' /tmp/bench | sort -n |
 		awk -v c="$c" '{ v[NR] = $1 } END { print c, v[int((NR + 1) / 2)] }'
