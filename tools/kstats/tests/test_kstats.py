@@ -32,6 +32,7 @@ import xml.parsers.expat
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kstats_gen as gen  # noqa: E402
+import test_top  # noqa: E402
 
 KSTATS = None
 TMP = None
@@ -1189,6 +1190,7 @@ def main():
         test_misc(rng)
         test_trace_usage()
         test_plot(rng, flat)
+        test_top.tests(sys.modules[__name__], rng)
     finally:
         shutil.rmtree(TMP)
     print('%d passed, %d failed' % (RESULTS['passed'], RESULTS['failed']))
