@@ -528,8 +528,8 @@ def test_top_tty():
 
 # A job-control shell, as the session leader of the terminal (fd 0): runs
 # argv[3:] as a job of its own process group in the foreground; says on fd
-# argv[1] when the job stops, and continues it when fd argv[2] gives a
-# byte; then says its status.
+# argv[1] its pid, when the job stops, and continues it when fd argv[2]
+# gives a byte; then says its status.
 JOB_SHELL = r"""
 import os, signal, sys
 say, told = int(sys.argv[1]), int(sys.argv[2])
@@ -543,6 +543,7 @@ if kid == 0:
     signal.signal(signal.SIGTTOU, signal.SIG_DFL)
     os.execv(sys.argv[3], sys.argv[3:])
 os.setpgid(kid, kid)
+os.write(say, b'%d\n' % kid)
 while True:
     _, st = os.waitpid(kid, os.WUNTRACED)
     if not os.WIFSTOPPED(st):
@@ -558,9 +559,22 @@ while True:
 def test_top_stop(d):
     """^Z: kstats top stops with the terminal restored, and takes it again
     when continued (fg), as a job of a shell with job control."""
+    def said():
+        """A line of the shell's, or '' after a hang."""
+        line = b''
+        deadline = time.time() + H.HANG
+        while not line.endswith(b'\n') and \
+                select.select([shell], [], [], max(0, deadline - time.time()))[0]:
+            c = os.read(shell, 1)
+            if not c:
+                break
+            line += c
+        return line.decode().strip()
+
     t = Pty()
-    said, say = os.pipe()
+    hear, say = os.pipe()
     told, tell = os.pipe()
+    job = ''
     try:
         t.p = subprocess.Popen(
             [sys.executable, '-c', JOB_SHELL, str(say), str(told),
@@ -569,10 +583,11 @@ def test_top_stop(d):
             pass_fds=(say, told), preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
         os.close(say)
         os.close(told)
-        shell = os.fdopen(said)
+        shell = hear
+        job = said()
         ok = t.until(lambda t: len(t.rows()) == 6)
         t.send(b'\x1a')
-        stopped = shell.readline().strip()
+        stopped = said()
         # What it wrote before it stopped, all read.
         H.check('top on a terminal, ^Z: stopped, the terminal restored while it is',
                 ok and stopped == 'stopped' and t.until(Pty.restored),
@@ -583,12 +598,18 @@ def test_top_stop(d):
         H.check('top on a terminal, continued: the screen again, the terminal raw',
                 ok and termios.tcgetattr(t.slave) != t.before, t.frame())
         t.send(b'q')
-        status = shell.readline().strip()
+        status = said()
         t.wait()
         H.check('top on a terminal, q after ^Z and fg: exit 0, the terminal restored',
                 status == 'exit 0' and t.restored(), (status, t.text()[-300:]))
-        shell.close()
     finally:
+        # A job that did not end (a failure) ends here.
+        if job.isdigit():
+            try:
+                os.kill(int(job), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        os.close(hear)
         os.close(tell)
         t.close()
 
