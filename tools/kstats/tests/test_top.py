@@ -268,7 +268,7 @@ def test_top_pipe(rng):
         got = [w[0] for w in tables[0][1]] if tables else []
         # p99 by slot: functions in one slot may come in either order.
         if key == 'p99':
-            ok = [want[f]['p99'] for f in got] == sorted(
+            ok = [want.get(f, {}).get('p99') for f in got] == sorted(
                 (want[f]['p99'] for f in s_full), reverse=True)[:3]
         else:
             # vfs_never, never called, comes last but in the order of names.
@@ -692,10 +692,12 @@ def test_group_input(rng):
             'p99 bounds, CPUs', ok and fs.get('vfs_never', {}).get('count') == 0, out[:1500])
 
     rc, out, err = H.run(['--csv', g])
-    rows = list(csv.DictReader(io.StringIO(out)))
     counts = {}
-    for r in rows:
-        counts[r['function']] = counts.get(r['function'], 0) + int(r['count'])
+    try:
+        for r in csv.DictReader(io.StringIO(out)):
+            counts[r['function']] = counts.get(r['function'], 0) + int(r['count'])
+    except (KeyError, ValueError, TypeError):
+        counts = None
     H.check('group --csv: a function column, a header once, the count of each function',
             rc == 0 and out.count('slot,lo,hi') == 1 and
             counts == {f: len(flat(v)) for f, v in funcs.items()}, out[:500])
@@ -837,8 +839,10 @@ def test_trace_glob(rng):
                row_ok(rows[f], dict(expect_row(flat(funcs[f]), secs),
                                     tol=total_tolerance(flat(funcs[f]))))]
         order = [w[0] for w in tables[0][1]] if tables else []
+        # The run lasts (the command waits for the group): a rate.
         H.check("trace 'vfs_*': one table of every function of the group, over the run "
                 "(count, rate, p50, p99, max, total), sorted by total", ok and not bad and
+                secs > 0 and
                 head[2:4] == ['functions', '5'] and
                 order == sorted(funcs, key=lambda f: (-sum(flat(funcs[f])), f)),
                 (bad, out))
