@@ -182,7 +182,8 @@ hash_of() {
 # busybox, where kstats_tool_test.sh runs it.
 static_kstats() {
 	gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$1/kstats" \
-		"$TOP/tools/kstats/kstats.c" "$TOP/tools/kstats/kstats_parse.c" -lm
+		"$TOP/tools/kstats/kstats.c" "$TOP/tools/kstats/kstats_parse.c" \
+		"$TOP/tools/kstats/kstats_top.c" -lm
 }
 
 # torture_files DIR SECONDS: the torture's guest files in DIR, for

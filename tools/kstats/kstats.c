@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kstats_parse.h"
+#include "kstats.h"
 
 #define MAX_PCTS 32
 #define KSTATS_VERSION "0.1"
@@ -61,9 +61,20 @@ static const char kstats_help[] =
 "                    [-d SECS | -- COMMAND...]\n"
 "                                          time FUNC while COMMAND runs, for\n"
 "                                          SECS, or until Ctrl-C; then summarize\n"
+"       kstats trace 'GLOB' [options] [--name NAME] [-n N] [-p PID] [-c PATH]\n"
+"                    [-d SECS | -- COMMAND...]\n"
+"                                          the same for every function that GLOB\n"
+"                                          (*, ?, [) matches, a group; then a\n"
+"                                          table of them\n"
+"       kstats top [NAME] [-i SECS] [-n N] [-s KEY] [--dir DIR]\n"
+"                                          the functions of group NAME (or every\n"
+"                                          metric), live: kstats top --help\n"
 "\n"
 "INPUT is a file, a metric name (looked up in kstats/ under the debugfs\n"
 "mount of /proc/mounts) or - for standard input.\n"
+"INPUT may be a group's directory (kstats/NAME/, with a _summary): the table\n"
+"of its functions, or a distribution per function with --json, --csv (a\n"
+"column function), --openmetrics (a label function), --hist or --per-cpu.\n"
 "\n"
 "  -p, --percentiles LIST  percentiles to print (default 50,90,95,99,99.9);\n"
 "                          in kstats trace, -p is --pid: --percentiles there\n"
@@ -106,6 +117,9 @@ static const char kstats_help[] =
 "  -p, --pid PID           kstats trace: only the calls of process PID\n"
 "  -c, --cgroup PATH       kstats trace: only the calls of the tasks of cgroup\n"
 "                          PATH (cgroup v2, from its root) and below it\n"
+"  -n, --lines N           kstats trace 'GLOB': the first N rows of its table\n"
+"      --name NAME         kstats trace 'GLOB': the group's name (default\n"
+"                          kstats-trace-PID)\n"
 "  -h, --help              this text\n"
 "  -V, --version           the version\n"
 "\n"
@@ -716,13 +730,27 @@ struct interval {
 	double time, secs;
 };
 
+/* @s and a comma, as a CSV field: quoted if it holds a comma or a quote. */
+static void csv_field(const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		printf("%s,", s);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++)
+		printf(*s == '"' ? "\"\"" : "%c", *s);
+	printf("\",");
+}
+
 /*
  * A row per non-empty slot. With --interval (@iv), one CSV for all the
  * intervals: the header once, each row led by its interval, time and
- * seconds (an interval without samples has no row).
+ * seconds (an interval without samples has no row). With @func (a group's
+ * function), a column function before the slot's; @head: the header too.
  */
 static void print_csv(const struct ks_data *d, const struct ks_hist *h,
-		      const struct interval *iv)
+		      const struct interval *iv, const char *func, int head)
 {
 	uint64_t n = 0, cum = 0;
 	size_t s;
@@ -730,9 +758,10 @@ static void print_csv(const struct ks_data *d, const struct ks_hist *h,
 	for (s = 0; s < h->nslots; s++)
 		n += h->count[s];
 	/* --cpu N: a last column says which CPU the rows are of. */
-	if (!iv || iv->i == 1)
-		printf("%sslot,lo,hi,count,mean,cdf,fraction,per_octave,per_unit%s\n",
-		       iv ? "interval,time,seconds," : "", opt.cpu >= 0 ? ",cpu" : "");
+	if (head && (!iv || iv->i == 1))
+		printf("%s%sslot,lo,hi,count,mean,cdf,fraction,per_octave,per_unit%s\n",
+		       iv ? "interval,time,seconds," : "", func ? "function," : "",
+		       opt.cpu >= 0 ? ",cpu" : "");
 	for (s = 0; s < h->nslots; s++) {
 		double f = (double)h->count[s] / n;
 
@@ -741,6 +770,8 @@ static void print_csv(const struct ks_data *d, const struct ks_hist *h,
 		cum += h->count[s];
 		if (iv)
 			printf("%ld,%.3f,%.3f,", iv->i, iv->time, iv->secs);
+		if (func)
+			csv_field(func);
 		printf("%zu,%llu,%llu,%llu,%.3f,%.6f,%.6g,%.6g,%.6g", s,
 		       (unsigned long long)ks_slot_min(s, d->bits),
 		       (unsigned long long)ks_slot_max(s, d->bits),
@@ -1003,7 +1034,7 @@ static void output(const struct ks_data *d, const char *input)
 		putchar('\n');
 		break;
 	case OUT_CSV:
-		print_csv(d, selected(d, input), NULL);
+		print_csv(d, selected(d, input), NULL, NULL, 1);
 		break;
 	case OUT_OPENMETRICS:
 		print_openmetrics(d, input);
@@ -1346,7 +1377,7 @@ static void follow_print(const struct ks_data *d, const char *input, long i, dou
 	} else if (opt.out == OUT_CSV) {
 		struct interval iv = { i, now_s(CLOCK_REALTIME), secs };
 
-		print_csv(d, selected(d, input), &iv);
+		print_csv(d, selected(d, input), &iv, NULL, 1);
 	} else if (opt.out == OUT_OPENMETRICS) {
 		/* An exposition per interval, nothing between them. */
 		output(d, input);
@@ -1549,9 +1580,12 @@ static int trace_main(const char *spec, int argc, char **argv, double secs)
 	sigset_t set;
 	pid_t child = 0;
 	struct ks_data d;
+	const char *group;
+	double t0;
 
-	/* main() checked that there is one. */
-	tr.name = strchr(spec, ':') ? strchr(spec, ':') + 1 : spec;
+	/* main() checked that there is one; a glob makes a group (kstats_top.c). */
+	group = trace_group(&spec, opt.name, opt.per_cpu || opt.cpu >= 0);
+	tr.name = group ?: strchr(spec, ':') ? strchr(spec, ':') + 1 : spec;
 	if (geteuid())
 		die(1, "trace: needs root, to write to debugfs (kstats/_control)");
 	debugfs = debugfs_dir("trace");
@@ -1560,7 +1594,8 @@ static int trace_main(const char *spec, int argc, char **argv, double secs)
 	if (asprintf(&tr.dir, "%s/kstats", debugfs) < 0 ||
 	    asprintf(&tr.control, "%s/_control", tr.dir) < 0 ||
 	    asprintf(&metric, "%s/%s", tr.dir, tr.name) < 0 ||
-	    asprintf(&cmd, "trace %s bits %d%s%.0ld%s%s", spec, opt.bits < 0 ? 3 : opt.bits,
+	    asprintf(&cmd, "trace %s bits %d%s%.0ld%s%s", spec,
+		     opt.bits >= 0 ? opt.bits : group ? 1 : 3,
 		     opt.pid ? " pid " : "", opt.pid, opt.cgroup ? " cgroup " : "",
 		     opt.cgroup ?: "") < 0)
 		die(1, "out of memory");
@@ -1597,6 +1632,7 @@ static int trace_main(const char *spec, int argc, char **argv, double secs)
 		die(1, "trace: '%s': %s", cmd, strerror(err));
 	}
 	tr.added = 1;
+	t0 = now_s(CLOCK_MONOTONIC);
 	free(cmd);
 
 	if (argc) {
@@ -1640,6 +1676,14 @@ static int trace_main(const char *spec, int argc, char **argv, double secs)
 		trace_wait(&set, secs);
 	}
 
+	if (group) {
+		struct top *g = group_snapshot(metric);
+
+		trace_cleanup();
+		group_report(g, group, now_s(CLOCK_MONOTONIC) - t0);
+		free(metric);
+		return ret;
+	}
 	load(&d, metric);
 	trace_cleanup();
 	output(&d, tr.name);
@@ -1784,6 +1828,151 @@ static const char *merged_name(int n, char **inputs)
 	return name;
 }
 
+/*
+ * For kstats_top.c (kstats.h): kstats top, kstats trace 'GLOB' and group
+ * directories as input.
+ */
+void kstats_die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+void kstats_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help'.\n", prog);
+	exit(1);
+}
+
+char *kstats_debugfs(const char *what)
+{
+	return debugfs_dir(what);
+}
+
+int kstats_bits(void)
+{
+	return opt.bits;
+}
+
+double kstats_percentile(const struct ks_hist *h, uint64_t n, double q)
+{
+	return slot_mean(h, rank_slot(h, rank_of(q, n)));
+}
+
+int kstats_group_table(void)
+{
+	return opt.out == OUT_SUMMARY && !opt.per_cpu;
+}
+
+/* A JSON string: the characters that need it escaped. */
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static const char *om_family(void)
+{
+	return opt.human ? "kstats_latency_seconds" : "kstats_latency";
+}
+
+void kstats_group_begin(const char *group)
+{
+	switch (opt.out) {
+	case OUT_JSON:
+		printf("{\"group\":");
+		json_string(group);
+		printf(",\"functions\":{");
+		break;
+	case OUT_OPENMETRICS:
+		printf("# HELP %s kstats latency distribution%s\n", om_family(),
+		       opt.human ? ", in seconds" : ", in the unit recorded");
+		printf("# TYPE %s histogram\n", om_family());
+		if (opt.human)
+			printf("# UNIT %s seconds\n", om_family());
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * One function @func of @group, the @i-th: in JSON, a member of
+ * "functions"; in CSV, rows with a first column; in OpenMetrics, series
+ * of the family of every metric, with the labels metric (the group, or
+ * --name) and function, and the buckets of every series (--le-bits);
+ * otherwise the function's name, then its output.
+ */
+void kstats_group_output(const struct ks_data *d, const char *group, const char *func,
+			 size_t i)
+{
+	char metric[512], fn[512], labels[1200];
+	size_t c;
+
+	switch (opt.out) {
+	case OUT_JSON:
+		printf("%s", i ? "," : "");
+		json_string(func);
+		putchar(':');
+		json_stats(d, selected(d, func), 1);
+		break;
+	case OUT_CSV:
+		print_csv(d, selected(d, func), NULL, func, !i);
+		break;
+	case OUT_OPENMETRICS:
+		if (opt.le_bits > d->bits)
+			die(1, "--le-bits %d: finer than the frac_bits %d of %s", opt.le_bits,
+			    d->bits, func);
+		om_label(metric, sizeof(metric), opt.name ? opt.name : group);
+		om_label(fn, sizeof(fn), func);
+		if (!opt.per_cpu) {
+			snprintf(labels, sizeof(labels), "metric=\"%s\",function=\"%s\",",
+				 metric, fn);
+			om_series(om_family(), labels, d, &d->all);
+			break;
+		}
+		for (c = 0; c < d->ncpus; c++) {
+			if (!d->cpu[c].nslots)
+				continue;
+			snprintf(labels, sizeof(labels),
+				 "metric=\"%s\",function=\"%s\",cpu=\"%zu\",", metric, fn, c);
+			om_series(om_family(), labels, d, &d->cpu[c]);
+		}
+		break;
+	default:
+		printf("%sfunction %s\n", i ? "\n" : "", func);
+		output(d, func);
+		break;
+	}
+}
+
+void kstats_group_end(size_t n)
+{
+	if (opt.out == OUT_CSV && !n)
+		print_csv(NULL, &(struct ks_hist){ 0 }, NULL, "", 1);
+	else if (opt.out == OUT_JSON)
+		printf("}}\n");
+	else if (opt.out == OUT_OPENMETRICS)
+		printf("# EOF\n");
+}
+
 int main(int argc, char **argv)
 {
 	enum { O_PCTS = 256, O_COUNT, O_CPU, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM,
@@ -1811,6 +2000,7 @@ int main(int argc, char **argv)
 		{ "diff", no_argument, NULL, O_DIFF },
 		{ "compare", no_argument, NULL, O_CMP },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "lines", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ }
@@ -1823,6 +2013,8 @@ int main(int argc, char **argv)
 	char *end;
 
 	parse_pcts("50,90,95,99,99.9");
+	if (argc > 1 && !strcmp(argv[1], "top"))
+		return top_main(argc - 1, argv + 1);	/* kstats_top.c */
 	/*
 	 * kstats trace FUNC [options] [--] [COMMAND...]: FUNC stands for
 	 * argv[0], and the options end at the command.
@@ -1844,7 +2036,7 @@ int main(int argc, char **argv)
 	}
 	/* getopt_long()'s messages start with argv[0]: ours with prog. */
 	argv[0] = (char *)prog;
-	while ((c = getopt_long(argc, argv, trace ? "+p:c:b:u:d:o:hV" : "p:b:u:i:c:o:hV",
+	while ((c = getopt_long(argc, argv, trace ? "+p:c:b:u:d:o:n:hV" : "p:b:u:i:c:o:hV",
 				lopts, NULL)) != -1) {
 		/* kstats trace: -p and -c as funclatency's, PID and cgroup. */
 		if (trace && c == 'p')
@@ -1952,6 +2144,11 @@ int main(int argc, char **argv)
 		case O_ROWS:
 			opt.rows = 1;
 			break;
+		case 'n':
+			if (!trace)
+				usage_error("--lines: only for kstats trace 'GLOB' and kstats top");
+			top_opt_lines(optarg);
+			break;
 		case O_DIFF:
 			mode_diff = 1;
 			break;
@@ -1980,8 +2177,8 @@ int main(int argc, char **argv)
 		usage_error("--log2: only with --hist");
 	if (le_bits && opt.out != OUT_OPENMETRICS)
 		usage_error("--le-bits: only with --openmetrics");
-	if (opt.name && opt.out != OUT_OPENMETRICS)
-		usage_error("--name: only with --openmetrics");
+	if (opt.name && opt.out != OUT_OPENMETRICS && !trace)
+		usage_error("--name: only with --openmetrics, or kstats trace 'GLOB'");
 	if (opt.count && !(opt.interval > 0))
 		usage_error("--count: only with --interval");
 	if (opt.rows && !(opt.interval > 0))
@@ -2065,9 +2262,13 @@ int main(int argc, char **argv)
 		struct ks_data d;
 		char *path = resolve(argv[0]);
 
-		load(&d, path);
-		output(&d, argv[0]);
-		ks_data_free(&d);
+		if (group_dir(path)) {
+			group_main(path, argv[0]);	/* kstats_top.c */
+		} else {
+			load(&d, path);
+			output(&d, argv[0]);
+			ks_data_free(&d);
+		}
 		free(path);
 	}
 	if (opt.outfile)

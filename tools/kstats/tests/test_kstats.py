@@ -33,6 +33,7 @@ import xml.parsers.expat
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kstats_gen as gen  # noqa: E402
+import test_top  # noqa: E402
 
 KSTATS = None
 TMP = None
@@ -1661,6 +1662,7 @@ def main():
         test_interval_formats(random.Random('%d-interval' % seed))
         test_hist(random.Random('%d-hist' % seed))
         test_rows_time_total(random.Random('%d-rows' % seed))
+        test_top.tests(sys.modules[__name__], rng)
     finally:
         shutil.rmtree(TMP)
     print('%d passed, %d failed' % (RESULTS['passed'], RESULTS['failed']))

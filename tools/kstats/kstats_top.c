@@ -1,0 +1,1334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats top, and groups. A group is one fprobe over every function that
+ * an ftrace glob matches (kstats trace 'GLOB'): the directory kstats/NAME/
+ * holds a metric file per function, and _summary, a line per function and
+ * non-empty slot, its counts summed over the CPUs:
+ *
+ *   function vfs_read bits 1 slot 21 count 1234 avg 1530
+ *
+ * kstats top shows, for each function of a group (or each metric), the
+ * samples of the last interval: the difference of two reads. It reads a
+ * group's _summary, and only the CPUS lines of a metric's file.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kstats.h"
+
+#define SUMMARY "_summary"
+
+enum sort_key { SORT_TOTAL, SORT_P99, SORT_COUNT, SORT_NAME, NR_SORTS };
+/* The keys of kstats top, and the names of -s, by enum sort_key. */
+static const char sort_keys[] = "tpcn";
+static const char * const sort_names[] = { "total", "p99", "count", "name" };
+
+static struct {
+	long lines;		/* -n: the rows shown; 0: all (a terminal's height) */
+	int unit;		/* -u: 0 none, 1 ns, 2 us, 3 ms, 4 s */
+	enum sort_key sort;
+} top_opt;
+
+/* A function of a group, or a metric. */
+struct row {
+	char *name;		/* FUNC, METRIC, or GROUP/FUNC (kstats top alone) */
+	/* The last two reads, cumulative: hist[cur] is the last. */
+	struct ks_hist hist[2];
+	int bits[2];		/* -1: no samples */
+	uint64_t samples[2];
+	int cur;
+	unsigned long seen;	/* the read that last listed it */
+	/* The samples between the last two reads. */
+	uint64_t n;
+	double total, p50, p99, max;
+};
+
+struct top {
+	char *path;		/* a group's directory or a metric; NULL: all of dir */
+	char *dir;		/* the kstats directory, for a NULL path */
+	int group;		/* path is a group's directory */
+	int files;		/* --files: a group's function files, not _summary */
+	struct row *rows;
+	size_t nrows, cap;
+	size_t *hash;		/* index of a row + 1, 0 where free */
+	size_t hsize;		/* a power of 2, at least twice nrows */
+	unsigned long gen;	/* reads so far */
+	int bits;		/* of the last _summary line read, or -1 */
+	int missing;		/* the errno of the last read of path, or 0 */
+};
+
+/* A terminal in raw mode, on the alternate screen: left on every way out. */
+static struct termios tty_saved;
+static int tty_raw, tty_screen;
+
+static void tty_leave(void)
+{
+	if (tty_screen) {
+		fputs("\033[?25h\033[?1049l", stdout);
+		fflush(stdout);
+		tty_screen = 0;
+	}
+	if (tty_raw) {
+		tcsetattr(STDIN_FILENO, TCSANOW, &tty_saved);
+		tty_raw = 0;
+	}
+}
+
+static void tty_enter(void)
+{
+	struct termios raw;
+
+	if (isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &tty_saved)) {
+		raw = tty_saved;
+		/* Keys one at a time, not echoed; ^C and ^Z stay signals. */
+		raw.c_lflag &= ~(ICANON | ECHO);
+		raw.c_cc[VMIN] = 1;
+		raw.c_cc[VTIME] = 0;
+		if (!tcsetattr(STDIN_FILENO, TCSANOW, &raw))
+			tty_raw = 1;
+	}
+	/* The alternate screen, without a cursor: as top and htop. */
+	fputs("\033[?1049h\033[?25l", stdout);
+	tty_screen = 1;
+}
+
+/* kstats_die(), once the terminal is back as it was. */
+static __noreturn __printf(2, 3) void top_die(int status, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	tty_leave();
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	kstats_die(status, "%s", msg);
+}
+
+static void *top_alloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p && n)
+		top_die(1, "out of memory");
+	return p;
+}
+
+static __printf(1, 2) char *top_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		top_die(1, "out of memory");
+	return s;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* @h with room for slot @slot, the new slots empty. */
+static void hist_room(struct ks_hist *h, size_t slot)
+{
+	size_t n = h->nslots * 2 > 64 ? h->nslots * 2 : 64;
+
+	if (slot < h->nslots)
+		return;
+	n = n > slot + 1 ? n : slot + 1;
+	n = n < KS_MAX_SLOTS ? n : KS_MAX_SLOTS;
+	h->count = top_alloc(h->count, n * sizeof(*h->count));
+	h->sum = top_alloc(h->sum, n * sizeof(*h->sum));
+	memset(h->count + h->nslots, 0, (n - h->nslots) * sizeof(*h->count));
+	memset(h->sum + h->nslots, 0, (n - h->nslots) * sizeof(*h->sum));
+	h->nslots = n;
+}
+
+static size_t hash_str(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static void hash_insert(struct top *t, size_t i)
+{
+	size_t mask = t->hsize - 1, h = hash_str(t->rows[i].name) & mask;
+
+	while (t->hash[h])
+		h = (h + 1) & mask;
+	t->hash[h] = i + 1;
+}
+
+/* The row @prefix@name, made (empty) if new. */
+static struct row *row_get(struct top *t, const char *prefix, const char *name)
+{
+	static char *key;
+	static size_t keycap;
+	size_t lp = strlen(prefix), ln = strlen(name), h, i;
+	struct row *r;
+
+	if (lp + ln + 1 > keycap) {
+		keycap = (lp + ln + 1) * 2;
+		key = top_alloc(key, keycap);
+	}
+	memcpy(key, prefix, lp);
+	memcpy(key + lp, name, ln + 1);
+	if (t->hsize) {
+		for (h = hash_str(key) & (t->hsize - 1); t->hash[h];
+		     h = (h + 1) & (t->hsize - 1)) {
+			r = &t->rows[t->hash[h] - 1];
+			if (!strcmp(r->name, key))
+				return r;
+		}
+	}
+	if (t->nrows == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->rows = top_alloc(t->rows, t->cap * sizeof(*t->rows));
+	}
+	if ((t->nrows + 1) * 2 > t->hsize) {
+		t->hsize = t->hsize ? t->hsize * 2 : 128;
+		free(t->hash);
+		t->hash = calloc(t->hsize, sizeof(*t->hash));
+		if (!t->hash)
+			top_die(1, "out of memory");
+		for (i = 0; i < t->nrows; i++)
+			hash_insert(t, i);
+	}
+	r = &t->rows[t->nrows];
+	memset(r, 0, sizeof(*r));
+	r->name = strdup(key);
+	if (!r->name)
+		top_die(1, "out of memory");
+	r->bits[0] = -1;
+	r->bits[1] = -1;
+	hash_insert(t, t->nrows++);
+	return r;
+}
+
+/* The histogram that the read under way fills. */
+static struct ks_hist *row_next(struct row *r)
+{
+	return &r->hist[!r->cur];
+}
+
+/* A decimal u64 and nothing else: 0, -1, or -ERANGE above UINT64_MAX. */
+static int top_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (*end)
+		return -1;
+	return errno == ERANGE ? -ERANGE : errno ? -1 : 0;
+}
+
+#define SUMMARY_FIELDS 10
+
+/*
+ * The lines of a group's _summary at @path, into the rows @prefix FUNC:
+ * 0, or the errno of its open or read (a group removed meanwhile).
+ * Malformed text is an error, as any input of the tool's.
+ */
+static int read_summary(struct top *t, const char *path, const char *prefix)
+{
+	static const char * const what[] = { "bits", "slot", "count", "avg" };
+	char *line = NULL, *tok[SUMMARY_FIELDS + 1], *save, *p;
+	size_t cap = 0, lp = strlen(prefix);
+	unsigned long lineno = 0;
+	struct row *r = NULL;
+	int n, i, err = 0, bits = -1;
+	struct ks_hist *h;
+	uint64_t v[4];
+	ssize_t len;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return errno;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (memchr(line, '\0', len))
+			top_die(2, "%s: line %lu: a NUL character", path, lineno);
+		n = 0;
+		for (p = strtok_r(line, " \t\r\n", &save); p && n <= SUMMARY_FIELDS;
+		     p = strtok_r(NULL, " \t\r\n", &save))
+			tok[n++] = p;
+		if (!n || tok[0][0] == '#')
+			continue;
+		if (n != SUMMARY_FIELDS || strcmp(tok[0], "function") || strcmp(tok[2], "bits") ||
+		    strcmp(tok[4], "slot") || strcmp(tok[6], "count") || strcmp(tok[8], "avg"))
+			top_die(2, "%s: line %lu: expected '%s'", path, lineno,
+				"function FUNC bits B slot S count C avg A");
+		for (i = 0; i < 4; i++) {
+			int e = top_u64(tok[3 + 2 * i], &v[i]);
+
+			if (e == -ERANGE)
+				top_die(2, "%s: line %lu: %s '%s' is out of range (above %llu)",
+					path, lineno, what[i], tok[3 + 2 * i],
+					(unsigned long long)UINT64_MAX);
+			if (e)
+				top_die(2, "%s: line %lu: %s '%s' is not a number", path, lineno,
+					what[i], tok[3 + 2 * i]);
+		}
+		if (v[0] > KS_MAX_BITS)
+			top_die(2, "%s: line %lu: bits %llu is not in 0..%d", path, lineno,
+				(unsigned long long)v[0], KS_MAX_BITS);
+		if (bits >= 0 && v[0] != (uint64_t)bits)
+			top_die(2, "%s: line %lu: bits %llu, but %d on an earlier line", path,
+				lineno, (unsigned long long)v[0], bits);
+		bits = v[0];
+		if (v[1] >= ks_nr_slots(bits))
+			top_die(2, "%s: line %lu: slot %llu is not below %u (bits %d)", path,
+				lineno, (unsigned long long)v[1], ks_nr_slots(bits), bits);
+		if (!v[2])
+			top_die(2, "%s: line %lu: count 0", path, lineno);
+		if (v[3] < ks_slot_min(v[1], bits) || v[3] > ks_slot_max(v[1], bits))
+			top_die(2, "%s: line %lu: inconsistent input: %s %llu (bits %d) %s %llu",
+				path, lineno, "slot", (unsigned long long)v[1], bits,
+				"cannot hold a mean of", (unsigned long long)v[3]);
+		if (!r || strcmp(r->name + lp, tok[1]))
+			r = row_get(t, prefix, tok[1]);
+		h = row_next(r);
+		if (v[1] < h->nslots && h->count[v[1]])
+			top_die(2, "%s: line %lu: slot %llu of %s given twice", path, lineno,
+				(unsigned long long)v[1], tok[1]);
+		if (__builtin_add_overflow(r->samples[!r->cur], v[2], &r->samples[!r->cur]))
+			top_die(2, "%s: line %lu: the counts of %s add up to more than %llu: %s",
+				path, lineno, tok[1], (unsigned long long)UINT64_MAX,
+				"out of range");
+		hist_room(h, v[1]);
+		h->count[v[1]] = v[2];
+		h->sum[v[1]] = (double)v[2] * v[3];
+		r->bits[!r->cur] = bits;
+		r->seen = t->gen;
+	}
+	if (ferror(f))
+		err = errno ?: EIO;
+	free(line);
+	fclose(f);
+	if (bits >= 0)
+		t->bits = bits;
+	return err;
+}
+
+/*
+ * A metric's file at @path into the row @prefix@name: its CPUS lines, the
+ * sums of the CPUs, are all top needs. The CPU lines are parsed only until
+ * the first CPUS line (the kernel prints the CPU lines of a slot, then its
+ * CPUS line): an input without CPUS lines (grep 'CPU ') is read from them.
+ * 0, or the errno of its open or read.
+ */
+static int read_metric(struct top *t, const char *path, const char *prefix, const char *name)
+{
+	unsigned long lineno = 0;
+	struct ks_data all, cpu, *d;
+	char *line = NULL;
+	struct ks_hist *h;
+	struct row *r;
+	size_t cap = 0;
+	int err = 0;
+	ssize_t len;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return errno;
+	ks_data_init(&all);
+	ks_data_init(&cpu);
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			len--;
+		if (memmem(line, len, " CPUS ", 6))
+			d = &all;
+		else if (!all.have_all)
+			d = &cpu;
+		else
+			continue;
+		if (ks_parse_line(d, line, len, lineno))
+			top_die(2, "%s: %s", path, d->err);
+	}
+	if (ferror(f))
+		err = errno ?: EIO;
+	free(line);
+	fclose(f);
+	d = all.have_all ? &all : &cpu;
+	if (!err && ks_finish(d, kstats_bits()))
+		top_die(2, "%s: %s", path, d->err);
+	if (!err) {
+		r = row_get(t, prefix, name);
+		h = row_next(r);
+		if (d->all.nslots) {
+			hist_room(h, d->all.nslots - 1);
+			memcpy(h->count, d->all.count, d->all.nslots * sizeof(*h->count));
+			memcpy(h->sum, d->all.sum, d->all.nslots * sizeof(*h->sum));
+		}
+		r->bits[!r->cur] = d->bits;
+		r->seen = t->gen;
+	}
+	ks_data_free(&all);
+	ks_data_free(&cpu);
+	return err;
+}
+
+/*
+ * The functions of the group at @path, as the rows @prefix FUNC: those
+ * listed, and the samples of _summary (or of each function's file, with
+ * --files or without a _summary). 0, or the errno that kept it from being
+ * read.
+ */
+static int read_group(struct top *t, const char *path, const char *prefix)
+{
+	int summary = 0, err = 0;
+	struct dirent *e;
+	char *p;
+	DIR *dir;
+
+	dir = opendir(path);
+	if (!dir)
+		return errno;
+	if (!t->files) {
+		p = top_printf("%s/" SUMMARY, path);
+		err = read_summary(t, p, prefix);
+		free(p);
+		summary = !err;
+		if (err == ENOENT)
+			err = 0;	/* a copy without it: the files */
+	}
+	while (!err && (e = readdir(dir))) {
+		if (e->d_name[0] == '_' || e->d_name[0] == '.' || e->d_type == DT_DIR)
+			continue;
+		if (summary) {
+			row_get(t, prefix, e->d_name)->seen = t->gen;
+			continue;
+		}
+		p = top_printf("%s/%s", path, e->d_name);
+		/* A function gone meanwhile (its module unloaded) is not listed. */
+		read_metric(t, p, prefix, e->d_name);
+		free(p);
+	}
+	closedir(dir);
+	return err;
+}
+
+/* Every metric of the kstats directory, and every function of its groups. */
+static int read_all(struct top *t)
+{
+	struct dirent *e;
+	struct stat st;
+	char *p, *prefix;
+	DIR *dir;
+
+	dir = opendir(t->dir);
+	if (!dir)
+		return errno;
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '_' || e->d_name[0] == '.' ||
+		    !strcmp(e->d_name, "error_log"))
+			continue;
+		p = top_printf("%s/%s", t->dir, e->d_name);
+		if (e->d_type == DT_DIR ||
+		    (e->d_type == DT_UNKNOWN && !stat(p, &st) && S_ISDIR(st.st_mode))) {
+			prefix = top_printf("%s/", e->d_name);
+			read_group(t, p, prefix);
+			free(prefix);
+		} else {
+			read_metric(t, p, "", e->d_name);
+		}
+		free(p);
+	}
+	closedir(dir);
+	return 0;
+}
+
+/*
+ * The samples of @r between its last two reads: the difference of each
+ * slot, and of its sum (the means are printed rounded down: the mean of a
+ * difference is kept within its slot, as kstats --diff keeps it). Fewer
+ * samples than the read before (a reset, or a group removed and made
+ * again) count from nothing. The percentiles are those of every output
+ * (kstats_percentile()), of these differences.
+ */
+static void row_interval(struct row *r)
+{
+	static struct ks_hist d;
+	static size_t dcap;
+	const struct ks_hist *a = &r->hist[r->cur], *b = &r->hist[!r->cur];
+	int bits = r->bits[!r->cur], reset = 0;
+	size_t s, last = 0;
+
+	for (s = 0; s < a->nslots && !reset; s++)
+		reset = a->count[s] > (s < b->nslots ? b->count[s] : 0);
+	if (b->nslots > dcap) {
+		dcap = b->nslots;
+		d.count = top_alloc(d.count, dcap * sizeof(*d.count));
+		d.sum = top_alloc(d.sum, dcap * sizeof(*d.sum));
+	}
+	d.nslots = b->nslots;
+	r->n = 0;
+	r->total = 0;
+	for (s = 0; s < b->nslots; s++) {
+		int old = !reset && s < a->nslots;
+		uint64_t n = b->count[s] - (old ? a->count[s] : 0);
+		double mean, lo, hi;
+
+		d.count[s] = n;
+		d.sum[s] = 0;
+		if (!n)
+			continue;
+		mean = (b->sum[s] - (old ? a->sum[s] : 0)) / n;
+		lo = ks_slot_min(s, bits);
+		hi = ks_slot_max(s, bits);
+		mean = mean < lo ? lo : mean > hi ? hi : mean;
+		d.sum[s] = mean * n;
+		r->n += n;
+		r->total += d.sum[s];
+		last = s;
+	}
+	if (r->n) {
+		r->p50 = kstats_percentile(&d, r->n, 50);
+		r->p99 = kstats_percentile(&d, r->n, 99);
+		r->max = d.sum[last] / d.count[last];
+	}
+}
+
+/* One read of everything shown; each row's samples since the read before. */
+static void top_read(struct top *t)
+{
+	struct ks_hist *h;
+	size_t i;
+
+	t->gen++;
+	for (i = 0; i < t->nrows; i++) {
+		h = row_next(&t->rows[i]);
+		if (h->nslots) {
+			memset(h->count, 0, h->nslots * sizeof(*h->count));
+			memset(h->sum, 0, h->nslots * sizeof(*h->sum));
+		}
+		t->rows[i].bits[!t->rows[i].cur] = -1;
+		t->rows[i].samples[!t->rows[i].cur] = 0;
+	}
+	if (!t->path) {
+		t->missing = read_all(t);
+	} else if (t->group) {
+		t->missing = read_group(t, t->path, "");
+	} else {
+		const char *base = strrchr(t->path, '/');
+
+		t->missing = read_metric(t, t->path, "", base ? base + 1 : t->path);
+	}
+	for (i = 0; i < t->nrows; i++) {
+		row_interval(&t->rows[i]);
+		t->rows[i].cur = !t->rows[i].cur;
+	}
+}
+
+static struct top *top_new(const char *path, const char *dir, int group)
+{
+	struct top *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		top_die(1, "out of memory");
+	t->path = path ? strdup(path) : NULL;
+	t->dir = dir ? strdup(dir) : NULL;
+	if ((path && !t->path) || (dir && !t->dir))
+		top_die(1, "out of memory");
+	t->group = group;
+	t->bits = -1;
+	return t;
+}
+
+static void top_free(struct top *t)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < t->nrows; i++) {
+		for (k = 0; k < 2; k++) {
+			free(t->rows[i].hist[k].count);
+			free(t->rows[i].hist[k].sum);
+		}
+		free(t->rows[i].name);
+	}
+	free(t->rows);
+	free(t->hash);
+	free(t->path);
+	free(t->dir);
+	free(t);
+}
+
+/* Rows with samples first, in the order of the key; then by name. */
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct row *a = *(const struct row * const *)pa;
+	const struct row *b = *(const struct row * const *)pb;
+	double x = 0, y = 0;
+
+	if (top_opt.sort != SORT_NAME && !a->n != !b->n)
+		return a->n ? -1 : 1;
+	switch (top_opt.sort) {
+	case SORT_TOTAL:
+		x = a->total;
+		y = b->total;
+		break;
+	case SORT_P99:
+		x = a->n ? a->p99 : 0;
+		y = b->n ? b->p99 : 0;
+		break;
+	case SORT_COUNT:
+		x = a->n;
+		y = b->n;
+		break;
+	default:
+		break;
+	}
+	if (x != y)
+		return x > y ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* The rows that the last read listed, sorted: *@n of them. */
+static struct row **top_sorted(struct top *t, size_t *n)
+{
+	struct row **v = top_alloc(NULL, (t->nrows + 1) * sizeof(*v));
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < t->nrows; i++)
+		if (t->rows[i].seen == t->gen)
+			v[(*n)++] = &t->rows[i];
+	qsort(v, *n, sizeof(*v), row_cmp);
+	return v;
+}
+
+static const char * const unit_names[] = { "ns", "us", "ms", "s" };
+
+/* A value: plain, or with -u, scaled with its unit, no blank in between. */
+static const char *fmt_value(char *buf, size_t n, double v)
+{
+	int u = top_opt.unit - 1;
+
+	if (!top_opt.unit) {
+		snprintf(buf, n, "%.0f", v);
+		return buf;
+	}
+	while (u < 3 && v >= 999.5) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, n, "%.3g%s", v, unit_names[u]);
+	return buf;
+}
+
+#define COLS_W 66	/* the columns after the name, with their blanks */
+
+static void table_head(char *buf, size_t n, int w)
+{
+	snprintf(buf, n, "%-*s %10s %10s %10s %10s %10s %12s", w, "function", "count",
+		 "rate/s", "p50", "p99", "max", "total");
+}
+
+/*
+ * The line of @r, named @name in a column of width @w; @secs the interval
+ * (0: unknown, no rate).
+ */
+static void table_row(char *buf, size_t n, const struct row *r, const char *name, int w,
+		      double secs)
+{
+	char rate[32] = "-", v[4][32];
+	const double val[4] = { r->p50, r->p99, r->max, r->total };
+	int i;
+
+	if (secs > 0)
+		snprintf(rate, sizeof(rate), "%.1f", r->n / secs);
+	/* No samples: no percentile, maximum or total. */
+	for (i = 0; i < 4; i++)
+		snprintf(v[i], sizeof(v[i]), "%s", "-");
+	for (i = 0; r->n && i < 4; i++)
+		fmt_value(v[i], sizeof(v[i]), val[i]);
+	snprintf(buf, n, "%-*s %10llu %10s %10s %10s %10s %12s", w, name,
+		 (unsigned long long)r->n, rate, v[0], v[1], v[2], v[3]);
+}
+
+/* Plain text: the column heads and the rows, at most -n. */
+static void print_table(struct top *t, double secs)
+{
+	size_t n, i, w = 8;
+	struct row **v = top_sorted(t, &n);
+	char *buf;
+
+	if (top_opt.lines > 0 && (size_t)top_opt.lines < n)
+		n = top_opt.lines;
+	for (i = 0; i < n; i++)
+		w = strlen(v[i]->name) > w ? strlen(v[i]->name) : w;
+	buf = top_alloc(NULL, w + COLS_W + 64);
+	table_head(buf, w + COLS_W + 64, w);
+	puts(buf);
+	for (i = 0; i < n; i++) {
+		table_row(buf, w + COLS_W + 64, v[i], v[i]->name, w, secs);
+		puts(buf);
+	}
+	free(buf);
+	free(v);
+}
+
+static size_t top_listed(struct top *t, size_t *called)
+{
+	size_t i, n = 0;
+
+	*called = 0;
+	for (i = 0; i < t->nrows; i++) {
+		n += t->rows[i].seen == t->gen;
+		*called += t->rows[i].seen == t->gen && t->rows[i].n;
+	}
+	return n;
+}
+
+/* What kstats top shows, for its header lines. */
+static const char *top_what(struct top *t, const char *name)
+{
+	return !t->path ? t->dir : name;
+}
+
+static void term_size(int *rows, int *cols)
+{
+	struct winsize ws;
+
+	*rows = 24;
+	*cols = 80;
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row && ws.ws_col) {
+		*rows = ws.ws_row;
+		*cols = ws.ws_col;
+	}
+}
+
+/* A line of the screen: cut to its width, without control characters. */
+static void screen_line(const char *s, int cols, const char *attr)
+{
+	int i;
+
+	if (attr)
+		fputs(attr, stdout);
+	for (i = 0; s[i] && i < cols; i++)
+		putchar((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
+	fputs(attr ? "\033[m\033[K\n" : "\033[K\n", stdout);
+}
+
+/* The screen of kstats top: @secs the interval, 0 for the first. */
+static void draw(struct top *t, const char *name, double secs)
+{
+	size_t n, i, called, listed = top_listed(t, &called);
+	int rows, cols, w = 8;
+	struct row **v = top_sorted(t, &n);
+	char buf[1024], cut[512];
+
+	term_size(&rows, &cols);
+	fputs("\033[H", stdout);
+	if (secs > 0)
+		snprintf(buf, sizeof(buf),
+			 "kstats top: %s %s, %zu %s, %zu with samples in the last %.2f s, sort: %s",
+			 t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
+			 listed, t->path && t->group ? "functions" : "metrics", called, secs,
+			 sort_names[top_opt.sort]);
+	else
+		snprintf(buf, sizeof(buf),
+			 "kstats top: %s %s, %zu %s, %zu with samples since the start, sort: %s",
+			 t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
+			 listed, t->path && t->group ? "functions" : "metrics", called,
+			 sort_names[top_opt.sort]);
+	screen_line(buf, cols, NULL);
+	if (t->missing)
+		snprintf(buf, sizeof(buf), "%s: %s; waiting for it", top_what(t, name),
+			 strerror(t->missing));
+	else
+		snprintf(buf, sizeof(buf), "keys: t total, p p99, c count, n name, q quit");
+	screen_line(buf, cols, NULL);
+	for (i = 0; i < n; i++)
+		w = (int)strlen(v[i]->name) > w ? (int)strlen(v[i]->name) : w;
+	w = w < cols - COLS_W ? w : cols - COLS_W > 8 ? cols - COLS_W : 8;
+	w = w < (int)sizeof(cut) - 1 ? w : (int)sizeof(cut) - 1;
+	table_head(buf, sizeof(buf), w);
+	screen_line(buf, cols, "\033[7m");
+	if (top_opt.lines > 0 && (size_t)top_opt.lines < n)
+		n = top_opt.lines;
+	if (rows > 4 && n > (size_t)rows - 4)
+		n = rows - 4;
+	for (i = 0; i < n; i++) {
+		/* A name cut short ends in '~'. */
+		if ((int)strlen(v[i]->name) > w)
+			snprintf(cut, sizeof(cut), "%.*s~", w - 1, v[i]->name);
+		table_row(buf, sizeof(buf), v[i], (int)strlen(v[i]->name) > w ? cut : v[i]->name,
+			  w, secs);
+		screen_line(buf, cols, NULL);
+	}
+	fputs("\033[J", stdout);
+	fflush(stdout);
+	free(v);
+}
+
+/*
+ * The signals that kstats top on a terminal takes (from a signalfd: they
+ * are blocked): those that end it (SIGINT, SIGTERM, SIGHUP, SIGQUIT),
+ * SIGTSTP, and SIGWINCH and SIGCONT to redraw.
+ */
+static const int top_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGTSTP, SIGCONT };
+
+/* A signalfd of them, blocked. */
+static int catch_signals(void)
+{
+	struct sigaction old;
+	sigset_t set;
+	size_t i;
+	int fd;
+
+	sigemptyset(&set);
+	for (i = 0; i < ARRAY_SIZE(top_signals); i++) {
+		/* SIGHUP stays ignored under nohup. */
+		if (top_signals[i] == SIGHUP && !sigaction(SIGHUP, NULL, &old) &&
+		    old.sa_handler == SIG_IGN)
+			continue;
+		sigaddset(&set, top_signals[i]);
+	}
+	/* These end kstats top, as trace's end a trace (see trace_main()). */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0)
+		top_die(1, "top: signalfd: %s", strerror(errno));
+	return fd;
+}
+
+/*
+ * The signals read from @fd: 1 to redraw. One that ends kstats top
+ * restores the terminal, then ends it as it would have (its default
+ * action); SIGTSTP stops it with the terminal restored, which it takes
+ * again once continued.
+ */
+static int top_signal(int fd)
+{
+	struct signalfd_siginfo si;
+	int redraw = 0;
+	sigset_t one;
+
+	while (read(fd, &si, sizeof(si)) == sizeof(si)) {
+		sigemptyset(&one);
+		sigaddset(&one, si.ssi_signo);
+		switch (si.ssi_signo) {
+		case SIGWINCH:
+		case SIGCONT:
+			redraw = 1;
+			break;
+		case SIGTSTP:
+			tty_leave();
+			fflush(stdout);
+			sigprocmask(SIG_UNBLOCK, &one, NULL);
+			raise(SIGTSTP);
+			/* Continued. */
+			sigprocmask(SIG_BLOCK, &one, NULL);
+			tty_enter();
+			redraw = 1;
+			break;
+		default:
+			tty_leave();
+			sigprocmask(SIG_UNBLOCK, &one, NULL);
+			raise(si.ssi_signo);
+			exit(128 + si.ssi_signo);
+		}
+	}
+	return redraw;
+}
+
+/* The keys of kstats top read: 1 to redraw, -1 to quit. */
+static int top_keys(int *stdin_open)
+{
+	char buf[64];
+	ssize_t n, i;
+	int ret = 0;
+	const char *k;
+
+	n = read(STDIN_FILENO, buf, sizeof(buf));
+	if (n <= 0) {
+		if (n == 0 || (errno != EINTR && errno != EAGAIN))
+			*stdin_open = 0;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (buf[i] == 'q' || buf[i] == 'Q')
+			return -1;
+		k = buf[i] ? strchr(sort_keys, buf[i]) : NULL;
+		if (k) {
+			top_opt.sort = k - sort_keys;
+			ret = 1;
+		}
+	}
+	return ret;
+}
+
+static const char top_help[] =
+"usage: kstats top [NAME] [options]\n"
+"\n"
+"The functions of group NAME (kstats trace 'GLOB', or trace fprobe:GLOB as\n"
+"NAME written to kstats/_control), or the metric NAME, or without NAME every\n"
+"metric and every function of every group, with the samples of the last\n"
+"interval: count, rate, p50, p99, max (the means of their slots) and total\n"
+"(the sum of the values). Keys on a terminal: t total, p p99, c count, n name\n"
+"(the sort), q quit. Into a pipe: a table per interval.\n"
+"\n"
+"  -i, --interval SECS  refresh every SECS seconds (default 1)\n"
+"  -n, --lines N        show N rows at most (default: the terminal's height,\n"
+"                       or every row into a pipe)\n"
+"  -s, --sort KEY       total (default), p99, count or name\n"
+"  -c, --count K        stop after K intervals\n"
+"  -d, --duration SECS  stop after SECS seconds\n"
+"  -u, --unit U         the values are in U (ns, us, ms or s): print them with\n"
+"                       a unit, scaled up to s\n"
+"  -b, --batch          plain tables, also on a terminal\n"
+"      --dir DIR        the kstats directory (default: kstats/ under the\n"
+"                       debugfs mount of /proc/mounts)\n"
+"      --files          read each function's file, not the group's _summary\n"
+"  -h, --help           this text\n";
+
+static double top_secs(const char *opt, const char *arg)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (*end || end == arg || !(v > 0) || v > 1e9)
+		kstats_usage_error("%s: '%s' is not a positive number of seconds", opt, arg);
+	return v;
+}
+
+static long top_long(const char *opt, const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*end || end == arg || v <= 0)
+		kstats_usage_error("%s: '%s' is not a positive number", opt, arg);
+	return v;
+}
+
+void top_opt_lines(const char *arg)
+{
+	top_opt.lines = top_long("--lines", arg);
+}
+
+static void top_opt_unit(const char *arg)
+{
+	for (top_opt.unit = 4; top_opt.unit; top_opt.unit--)
+		if (!strcmp(arg, unit_names[top_opt.unit - 1]))
+			return;
+	kstats_usage_error("--unit: '%s' is not ns, us, ms or s", arg);
+}
+
+/* kstats top [NAME] [options]: @argv[0] is "top". */
+int top_main(int argc, char **argv)
+{
+	enum { O_DIR = 256, O_FILES };
+	static const struct option lopts[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "lines", required_argument, NULL, 'n' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "unit", required_argument, NULL, 'u' },
+		{ "batch", no_argument, NULL, 'b' },
+		{ "dir", required_argument, NULL, O_DIR },
+		{ "files", no_argument, NULL, O_FILES },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	double interval = 1, secs = 0, t0, t1, next, wait;
+	int c, tty, files = 0, batch = 0, stdin_open, redraw, k, gone = 0;
+	const char *name = NULL, *dir = NULL;
+	char *debugfs = NULL, *kdir, *path = NULL;
+	struct pollfd pfd[2] = { { .fd = -1, .events = POLLIN }, { .events = POLLIN } };
+	long count = 0, i;
+	struct timespec ts;
+	struct stat st;
+	struct top *t;
+
+	argv[0] = (char *)"kstats";
+	while ((c = getopt_long(argc, argv, "i:n:s:c:d:u:bh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			interval = top_secs("--interval", optarg);
+			break;
+		case 'n':
+			top_opt_lines(optarg);
+			break;
+		case 's':
+			for (k = 0; k < NR_SORTS && strcmp(optarg, sort_names[k]); k++)
+				;
+			if (k == NR_SORTS)
+				kstats_usage_error("--sort: '%s' is not total, p99, count or name",
+						   optarg);
+			top_opt.sort = k;
+			break;
+		case 'c':
+			count = top_long("--count", optarg);
+			break;
+		case 'd':
+			secs = top_secs("--duration", optarg);
+			break;
+		case 'u':
+			top_opt_unit(optarg);
+			break;
+		case 'b':
+			batch = 1;
+			break;
+		case O_DIR:
+			dir = optarg;
+			break;
+		case O_FILES:
+			files = 1;
+			break;
+		case 'h':
+			fputs(top_help, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "Try 'kstats top --help'.\n");
+			return 1;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1)
+		kstats_usage_error("top: %d names where one at most was expected", argc);
+	if (count && secs > 0)
+		kstats_usage_error("top: either --count or --duration, not both");
+	if (secs > 0)
+		count = (long)fmax(1, ceil(secs / interval - 0.000001));
+	name = argc ? argv[0] : NULL;
+	if (!dir) {
+		debugfs = kstats_debugfs("top");
+		if (!debugfs && !(name && strchr(name, '/')))
+			kstats_die(1, "top: debugfs is not mounted: %s",
+				   "mount -t debugfs none /sys/kernel/debug");
+	}
+	kdir = dir ? strdup(dir) : debugfs ? top_printf("%s/kstats", debugfs) : NULL;
+	free(debugfs);
+	if (name) {
+		path = strchr(name, '/') ? strdup(name) : top_printf("%s/%s", kdir, name);
+		if (!path)
+			kstats_die(1, "out of memory");
+		if (stat(path, &st))
+			kstats_die(1, "top: %s: %s", path, strerror(errno));
+		t = top_new(path, NULL, S_ISDIR(st.st_mode));
+	} else {
+		if (stat(kdir, &st) || !S_ISDIR(st.st_mode))
+			kstats_die(1, "top: %s: %s", kdir, strerror(errno ?: ENOTDIR));
+		t = top_new(NULL, kdir, 0);
+	}
+	t->files = files;
+	tty = !batch && isatty(STDOUT_FILENO);
+
+	t0 = mono_s();
+	top_read(t);
+	if (t->missing)
+		kstats_die(1, "top: %s: %s", path ?: kdir, strerror(t->missing));
+	next = t0 + interval;
+	if (!tty) {
+		for (i = 1; !count || i <= count; i++) {
+			ts.tv_sec = (time_t)next;
+			ts.tv_nsec = (long)((next - (time_t)next) * 1e9);
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+				;
+			t1 = mono_s();
+			top_read(t);
+			/* A group removed is waited for (its table empty), as --interval. */
+			if (t->missing && !gone++)
+				fprintf(stderr, "kstats: top: %s: %s; waiting for it\n",
+					top_what(t, name), strerror(t->missing));
+			else if (!t->missing && gone)
+				fprintf(stderr, "kstats: top: %s: back\n", top_what(t, name));
+			gone = t->missing ? gone : 0;
+			printf("interval %ld seconds %.3f %s %s %s %zu sort %s\n", i, t1 - t0,
+			       t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
+			       t->path && t->group ? "functions" : "metrics",
+			       top_listed(t, &(size_t){ 0 }), sort_names[top_opt.sort]);
+			print_table(t, t1 - t0);
+			if (fflush(stdout))
+				kstats_die(1, "top: standard output: %s", strerror(errno));
+			t0 = t1;
+			next = fmax(next + interval, t1);
+		}
+		top_free(t);
+		free(kdir);
+		free(path);
+		return 0;
+	}
+
+	/* A terminal: the screen redrawn at each read and key. */
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	atexit(tty_leave);
+	pfd[1].fd = catch_signals();
+	stdin_open = isatty(STDIN_FILENO);
+	tty_enter();
+	draw(t, name, 0);
+	secs = 0;
+	for (i = 0; !count || i < count;) {
+		t1 = mono_s();
+		if (t1 >= next) {
+			top_read(t);
+			secs = t1 - t0;
+			draw(t, name, secs);
+			i++;
+			t0 = t1;
+			next = fmax(next + interval, t1);
+			continue;
+		}
+		wait = next - t1;
+		ts.tv_sec = (time_t)wait;
+		ts.tv_nsec = (long)((wait - (time_t)wait) * 1e9);
+		redraw = 0;
+		/* A closed standard input is polled no more. */
+		pfd[0].fd = stdin_open ? STDIN_FILENO : -1;
+		if (ppoll(pfd, 2, &ts, NULL) > 0) {
+			if (pfd[1].revents & POLLIN)
+				redraw = top_signal(pfd[1].fd);
+			if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+				k = top_keys(&stdin_open);
+				if (k < 0)
+					break;
+				redraw |= k;
+			}
+		}
+		if (redraw)
+			draw(t, name, secs);
+	}
+	tty_leave();
+	top_free(t);
+	free(kdir);
+	free(path);
+	return 0;
+}
+
+/* A group's directory: a directory with a _summary. */
+int group_dir(const char *path)
+{
+	struct stat st;
+	char *p;
+	int ret;
+
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		return 0;
+	p = top_printf("%s/" SUMMARY, path);
+	ret = !access(p, F_OK);
+	free(p);
+	return ret;
+}
+
+/* A group's name: the last component of @input, without a trailing '/'. */
+static char *group_name(const char *input)
+{
+	size_t len = strlen(input);
+	const char *b;
+	char *s;
+
+	while (len > 1 && input[len - 1] == '/')
+		len--;
+	s = strndup(input, len);
+	if (!s)
+		kstats_die(1, "out of memory");
+	b = strrchr(s, '/');
+	if (b && b[1])
+		memmove(s, b + 1, strlen(b + 1) + 1);
+	return s;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char * const *)a, *(char * const *)b);
+}
+
+/* The frac_bits of the group at @path: --bits, or those of its _summary. */
+static int group_bits(const char *path)
+{
+	char *p = top_printf("%s/" SUMMARY, path), line[1024];
+	int bits = kstats_bits();
+	FILE *f = bits < 0 ? fopen(p, "r") : NULL;
+
+	while (f && bits < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "function %*s bits %d", &bits) != 1 || bits > KS_MAX_BITS)
+			bits = -1;
+	if (f)
+		fclose(f);
+	free(p);
+	return bits;
+}
+
+/*
+ * kstats [options] DIR, DIR a group's: the table of its functions from
+ * its _summary; or each function's file in the format asked.
+ */
+void group_main(const char *path, const char *input)
+{
+	char *group = group_name(input), **names = NULL, *p;
+	size_t n = 0, i, k = 0;
+	struct dirent *e;
+	struct ks_data d;
+	struct top *t;
+	int bits;
+	FILE *f;
+	DIR *dir;
+
+	if (kstats_group_table()) {
+		t = top_new(path, NULL, 1);
+		top_read(t);
+		if (t->missing)
+			kstats_die(1, "%s: %s", path, strerror(t->missing));
+		printf("group %s functions %zu sort %s\n", group, top_listed(t, &(size_t){ 0 }),
+		       sort_names[top_opt.sort]);
+		print_table(t, 0);
+		top_free(t);
+		free(group);
+		return;
+	}
+	bits = group_bits(path);
+	dir = opendir(path);
+	if (!dir)
+		kstats_die(1, "%s: %s", path, strerror(errno));
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '_' || e->d_name[0] == '.' || e->d_type == DT_DIR)
+			continue;
+		names = top_alloc(names, (n + 1) * sizeof(*names));
+		names[n] = strdup(e->d_name);
+		if (!names[n++])
+			kstats_die(1, "out of memory");
+	}
+	closedir(dir);
+	qsort(names, n, sizeof(*names), name_cmp);
+	kstats_group_begin(group);
+	for (i = 0; i < n; i++) {
+		p = top_printf("%s/%s", path, names[i]);
+		f = fopen(p, "r");
+		/* A function gone meanwhile (its module unloaded) is not listed. */
+		if (f) {
+			ks_data_init(&d);
+			if (ks_read(&d, f) || ks_finish(&d, bits))
+				kstats_die(2, "%s: %s", p, d.err);
+			fclose(f);
+			kstats_group_output(&d, group, names[i], k++);
+			ks_data_free(&d);
+		} else if (errno != ENOENT) {
+			kstats_die(1, "%s: %s", p, strerror(errno));
+		}
+		free(p);
+		free(names[i]);
+	}
+	kstats_group_end(k);
+	free(names);
+	free(group);
+}
+
+/*
+ * kstats trace 'GLOB': a glob (*, ? or [) in the function makes a group,
+ * traced by fprobe.
+ */
+const char *trace_group(const char **spec, const char *name, int per_cpu)
+{
+	const char *func = strchr(*spec, ':') ? strchr(*spec, ':') + 1 : *spec, *c;
+	char *group;
+
+	if (!strpbrk(func, "*?[")) {
+		if (top_opt.lines)
+			kstats_usage_error("trace: --lines: only with a glob (%s)",
+					   "a group of functions");
+		return NULL;
+	}
+	if (func != *spec && strncmp(*spec, "fprobe:", 7))
+		kstats_usage_error("trace: '%s': a glob is traced by fprobe: only", *spec);
+	if (per_cpu)
+		kstats_usage_error("trace: '%s': --per-cpu and --cpu do not apply to a glob (%s)",
+				   *spec, "its group's summary has no CPUs");
+	if (name) {
+		for (c = name; *c && *c != '/' && *c > ' ' && *c != 0x7f; c++)
+			;
+		if (!*name || *c || *name == '_' || *name == '.')
+			kstats_usage_error("trace: --name '%s' is not a group name (%s)", name,
+					   "a file name without '/' or blanks, not starting with _ or .");
+		group = strdup(name);
+	} else {
+		group = top_printf("kstats-trace-%d", (int)getpid());
+	}
+	if (!group)
+		kstats_die(1, "out of memory");
+	*spec = top_printf("fprobe:%s as %s", func, group);
+	return group;
+}
+
+struct top *group_snapshot(const char *path)
+{
+	struct top *t = top_new(path, NULL, 1);
+
+	top_read(t);
+	if (t->missing)
+		kstats_die(1, "trace: %s: %s", path, strerror(t->missing));
+	return t;
+}
+
+/*
+ * The end of kstats trace 'GLOB': the table of every function of the
+ * group, over the @secs seconds of the trace; or each function (from the
+ * group's _summary, without CPUs) in the format asked.
+ */
+void group_report(struct top *t, const char *group, double secs)
+{
+	struct row **v;
+	struct ks_data d;
+	size_t n, i;
+
+	if (kstats_group_table()) {
+		printf("group %s functions %zu seconds %.3f sort %s\n", group,
+		       top_listed(t, &(size_t){ 0 }), secs, sort_names[top_opt.sort]);
+		print_table(t, secs);
+		top_free(t);
+		return;
+	}
+	top_opt.sort = SORT_NAME;
+	v = top_sorted(t, &n);
+	kstats_group_begin(group);
+	for (i = 0; i < n; i++) {
+		ks_data_init(&d);
+		d.all = v[i]->hist[v[i]->cur];
+		d.have_all = 1;
+		d.bits = v[i]->bits[v[i]->cur] >= 0 ? v[i]->bits[v[i]->cur] :
+			 t->bits >= 0 ? t->bits : 1;
+		kstats_group_output(&d, group, v[i]->name, i);
+	}
+	kstats_group_end(n);
+	free(v);
+	top_free(t);
+}

@@ -1,0 +1,920 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Run with the path of the kstats binary as its argument (or from
+test_kstats.py, which runs these too, after its own).
+
+Tests of kstats top, of groups as input (a directory with a metric file
+per function and _summary) and of kstats trace 'GLOB', on fixtures made
+from known samples by kstats_gen.py. A group's _summary (or a metric) that
+changes between two reads is a FIFO that the test fills once per read of
+the tool, in step with its reads and not with time; the terminal mode runs
+on a pseudo-terminal. kstats trace 'GLOB' runs as root in a mount namespace
+whose /proc/mounts shows a fake debugfs, its kstats/_control a FIFO that
+the test reads as the kernel would (skipped without root or unshare).
+"""
+import bisect
+import csv
+import errno
+import fcntl
+import io
+import json
+import math
+import os
+import random
+import re
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kstats_gen as gen  # noqa: E402
+
+# The harness: test_kstats (check, run, write, KSTATS, TMP, HANG).
+H = None
+BITS = 1    # a group's default frac_bits
+
+
+def rank(q, n):
+    return min(max(math.ceil(q / 100 * n), 1), n)
+
+
+def expect_row(values, secs=None):
+    """What a row of the table must show for VALUES, the samples of the
+    interval: count, and the slots that hold p50, p99 and max."""
+    v = sorted(values)
+    n = len(v)
+    if not n:
+        return {'n': 0}
+    return {'n': n, 'p50': gen.slot_of(v[rank(50, n) - 1], BITS),
+            'p99': gen.slot_of(v[rank(99, n) - 1], BITS),
+            'max': gen.slot_of(v[-1], BITS), 'total': sum(v),
+            'rate': n / secs if secs else None, 'secs': secs}
+
+
+def total_tolerance(*snapshots):
+    """The error on a total that the kernel's means allow: rounded down,
+    offsets cut to 16 bits, in each of the reads subtracted."""
+    tol = 0
+    for values in snapshots:
+        for x in values:
+            s = gen.slot_of(x, BITS)
+            tol += 1 + (gen.slot_max(s, BITS) - gen.slot_min(s, BITS) + 1) / 2 ** 15
+    return tol
+
+
+def parse_tables(out):
+    """kstats top's plain output: [(header words, [row words])]."""
+    tables = []
+    for line in out.splitlines():
+        w = line.split()
+        if w[:1] in (['interval'], ['group']):
+            tables.append((w, []))
+        elif w[:1] == ['function']:
+            continue
+        elif tables and w:
+            tables[-1][1].append(w)
+    return tables
+
+
+def row_ok(w, want):
+    """A row's words (function count rate p50 p99 max total) against WANT
+    (expect_row()); '' if right, else what is wrong."""
+    if int(w[1]) != want['n']:
+        return 'count %s, not %d' % (w[1], want['n'])
+    if not want['n']:
+        return '' if w[3:] == ['-'] * 4 else 'no samples, but %s' % w[3:]
+    bad = []
+    for i, k in ((3, 'p50'), (4, 'p99'), (5, 'max')):
+        if gen.slot_of(int(w[i]), BITS) != want[k]:
+            bad.append('%s %s not in slot %d' % (k, w[i], want[k]))
+    if abs(int(w[6]) - want['total']) > want.get('tol', 0) + 1:
+        bad.append('total %s, not %d +- %g' % (w[6], want['total'], want.get('tol', 0)))
+    # The seconds of the header are printed to the millisecond.
+    if want.get('rate') is not None and \
+            abs(float(w[2]) - want['rate']) > 0.05 + want['rate'] * 0.0006 / want['secs']:
+        bad.append('rate %s, not %.1f' % (w[2], want['rate']))
+    return '; '.join(bad)
+
+
+def fed_run(args, path, snapshots, tty=None):
+    """
+    kstats ARGS where each read of PATH gets the next of SNAPSHOTS, in step
+    with the tool's reads (as test_kstats.follow_reads): PATH is a FIFO,
+    whose open by the tool waits for a writer; the FIFO of the next read
+    replaces PATH before the current one is closed, so that the tool cannot
+    read one twice. After the last, PATH is a regular file of it. With
+    TTY (a Pty), the tool runs on it. Returns the status (-9 on a hang),
+    the output and error (the terminal's, for TTY), and what went wrong in
+    the feeding ('' if nothing).
+    """
+    if os.path.exists(path):
+        os.unlink(path)
+    os.mkfifo(path)
+    stop = threading.Event()
+    fed = []
+
+    def writer():
+        while not stop.is_set():
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as e:
+                if e.errno not in (errno.ENXIO, errno.ENOENT):
+                    raise
+                stop.wait(0.01)
+                continue
+            os.set_blocking(fd, True)
+            return fd
+        return None
+
+    def feed():
+        try:
+            for i, text in enumerate(snapshots):
+                fd = writer()
+                if fd is None:
+                    fed.append('snapshot %d of %d not read' % (i + 1, len(snapshots)))
+                    return
+                try:
+                    data = text.encode('ascii')
+                    while data:
+                        data = data[os.write(fd, data):]
+                    if i + 1 == len(snapshots):
+                        with open(path + '.tmp', 'w', encoding='ascii') as f:
+                            f.write(text)
+                    else:
+                        os.mkfifo(path + '.tmp')
+                    os.rename(path + '.tmp', path)
+                finally:
+                    os.close(fd)
+        except OSError as e:
+            fed.append('feeding: %s' % e)
+
+    th = threading.Thread(target=feed, daemon=True)
+    th.start()
+    if tty:
+        tty.start(args)
+        rc = tty.wait()
+        out, err = tty.text(), ''
+    else:
+        try:
+            p = subprocess.run([H.KSTATS] + args, capture_output=True, text=True,
+                               check=False, timeout=H.HANG)
+            rc, out, err = p.returncode, p.stdout, p.stderr
+        except subprocess.TimeoutExpired as e:
+            rc, out, err = -9, str(e.stdout or ''), 'killed after %d s' % H.HANG
+    stop.set()
+    th.join()
+    if rc == -9:
+        fed.append('kstats still running after %d s: killed' % H.HANG)
+    return rc, out, err, '; '.join(fed)
+
+
+def group_funcs(rng):
+    """A group's functions: {name: {cpu: [values]}}, lognormal, each its own."""
+    def draw(n, mu, sigma):
+        return [int(rng.lognormvariate(mu, sigma)) for _ in range(n)]
+    return {
+        'vfs_read': {0: draw(3000, 8, 1), 1: draw(2000, 8, 1)},
+        'vfs_write': {0: draw(500, 10, 0.5), 3: draw(700, 10, 0.5)},
+        'ext4:ext4_file_read_iter': {2: draw(4000, 6, 0.8)},
+        'vfs_fsync.isra.0': {1: draw(40, 14, 0.3)},
+    }
+
+
+def take(funcs, frac):
+    """The first FRAC of each CPU's samples of each function."""
+    return {f: {c: v[:int(len(v) * frac)] for c, v in by.items()} for f, by in funcs.items()}
+
+
+def flat(by_cpu):
+    return [x for v in by_cpu.values() for x in v]
+
+
+def between(old, new):
+    """The samples of each function recorded from OLD to NEW (prefixes)."""
+    return {f: [x for c, v in by.items() for x in v[len(old.get(f, {}).get(c, [])):]]
+            for f, by in new.items()}
+
+
+def test_top_pipe(rng):
+    """kstats top into a pipe: a table per interval, the samples of each."""
+    funcs = group_funcs(rng)
+    d = tempfile.mkdtemp(dir=H.TMP)
+    g = os.path.join(d, 'vfs')
+    # Files of each function (kstats top reads _summary only), and one
+    # function never called: listed, with no line in _summary.
+    gen.write_group(g, dict(funcs, vfs_never={}), BITS)
+    s0 = take(funcs, 0.3)
+    del s0['vfs_fsync.isra.0']          # not called yet at the first read
+    s1 = take(funcs, 0.7)
+    s2 = take(funcs, 1.0)
+    s2['vfs_write'] = s1['vfs_write']   # none in the second interval
+    s2['vfs_read'] = take(funcs, 0.1)['vfs_read']   # a reset: fewer samples
+    snaps = [gen.render_summary(s, BITS) for s in (s0, s1, s2)]
+    rc, out, err, fed = fed_run(['top', '--dir', d, 'vfs', '-i', '0.05', '-c', '2'],
+                                os.path.join(g, '_summary'), snaps)
+    tables = parse_tables(out)
+    ok = rc == 0 and not fed and len(tables) == 2 and '\x1b' not in out
+    heads = [t[0] for t in tables]
+    ok = ok and all(h[0] == 'interval' and h[1] == str(i + 1) and h[2] == 'seconds' and
+                    h[4:8] == ['group', 'vfs', 'functions', '5'] and h[8:] == ['sort', 'total']
+                    for i, h in enumerate(heads))
+    H.check('top into a pipe: a header line per interval (interval, seconds, group, '
+            'functions), no escape code', ok, (rc, fed, out, err))
+    if not ok:
+        return
+    bad = []
+    for i, (old, new) in enumerate(((s0, s1), (s1, s2))):
+        secs = float(heads[i][3])
+        rows = {w[0]: w for w in tables[i][1]}
+        got = between(old, new)
+        if i == 1:
+            got['vfs_read'] = flat(s2['vfs_read'])     # counted from nothing
+        if set(rows) != set(funcs) | {'vfs_never'}:
+            bad.append('interval %d: rows %s' % (i + 1, sorted(rows)))
+            continue
+        for f in rows:
+            want = expect_row(got.get(f, []), secs)
+            want['tol'] = total_tolerance(
+                flat(new.get(f, {})), [] if (i, f) == (1, 'vfs_read') else flat(old.get(f, {})))
+            why = row_ok(rows[f], want)
+            if why:
+                bad.append('interval %d, %s: %s' % (i + 1, f, why))
+        order = [w[0] for w in tables[i][1]]
+        tot = {f: int(rows[f][6]) if rows[f][6] != '-' else -1 for f in rows}
+        if order != sorted(rows, key=lambda f: (-tot[f], f)):
+            bad.append('interval %d: not sorted by total: %s' % (i + 1, order))
+    H.check('top into a pipe: each interval\'s count, rate, p50, p99, max, total of each '
+            'function (a new one, none in the interval: -, a reset counted from it), '
+            'sorted by total', not bad, (bad, out))
+
+    # -s and -n: the order of each key, the first N rows; vfs_rare makes
+    # each order a different one.
+    s_full = dict(take(funcs, 1.0), vfs_rare={2: [5000000, 5200000, 4900000]})
+    want = {f: expect_row(flat(by)) for f, by in s_full.items()}
+    keys = {'total': lambda f: (-want[f]['total'], f), 'p99': lambda f: (-want[f]['p99'], f),
+            'count': lambda f: (-want[f]['n'], f), 'name': lambda f: f}
+    for key, order in keys.items():
+        rc, out, err, fed = fed_run(['top', '--dir', d, 'vfs', '-i', '0.05', '-c', '1',
+                                     '-s', key, '-n', '3'], os.path.join(g, '_summary'),
+                                    ['', gen.render_summary(s_full, BITS)])
+        tables = parse_tables(out)
+        got = [w[0] for w in tables[0][1]] if tables else []
+        # p99 by slot: functions in one slot may come in either order.
+        if key == 'p99':
+            ok = [want.get(f, {}).get('p99') for f in got] == sorted(
+                (want[f]['p99'] for f in s_full), reverse=True)[:3]
+        else:
+            # vfs_never, never called, comes last but in the order of names.
+            ok = got == sorted(list(s_full) + (['vfs_never'] if key == 'name' else []),
+                               key=order)[:3]
+        H.check('top -s %s -n 3: the first 3 rows in the order of %s' % (key, key),
+                rc == 0 and not fed and ok and tables[0][0][-1] == key, (got, out, err))
+
+
+def test_top_all(rng):
+    """kstats top without NAME: every metric (its CPUS lines) and every
+    function of every group (GROUP/FUNC); _control and error_log are not."""
+    d = tempfile.mkdtemp(dir=H.TMP)
+    values = [int(rng.lognormvariate(9, 1)) for _ in range(3000)]
+    funcs = {'f1': {0: values[:100]}, 'f2': {1: values[100:150]}}
+    gen.write_group(os.path.join(d, 'grp'), funcs, BITS)
+    for name, text in (('_control', 'name grp mode group glob f* functions 2 bits 1\n'),
+                       ('error_log', 'kstats_trace: error: nothing\n')):
+        with open(os.path.join(d, name), 'w', encoding='ascii') as f:
+            f.write(text)
+    old = {0: values[:1000], 2: values[1000:1200]}
+    new = {0: values[:1800], 2: values[1000:1500]}
+    rc, out, err, fed = fed_run(['top', '--dir', d, '-i', '0.05', '-c', '1'],
+                                os.path.join(d, 'softirq'),
+                                [gen.render(old, 3), gen.render(new, 3)])
+    tables = parse_tables(out)
+    rows = {w[0]: w for w in tables[0][1]} if tables else {}
+    ok = rc == 0 and not fed and set(rows) == {'softirq', 'grp/f1', 'grp/f2'}
+    ok = ok and tables[0][0][4:8] == ['dir', d, 'metrics', '3']
+    why = row_ok(rows['softirq'], dict(expect_row(values[1000:1800] + values[1200:1500]),
+                                       tol=total_tolerance(flat(old), flat(new)))) \
+        if ok else 'rows'
+    # The group's _summary did not change: nothing in the interval.
+    ok = ok and not why and rows['grp/f1'][1] == '0' and rows['grp/f1'][3:] == ['-'] * 4
+    H.check('top without NAME: a row per metric and per GROUP/FUNC, the interval of '
+            'each', ok, (why, out, err, fed))
+    # A metric with CPU lines only (a copy of grep 'CPU '): all its lines.
+    cpu_only = ''.join(l for l in gen.render(new, 3).splitlines(True) if ' CPUS ' not in l)
+    rc, out, err, fed = fed_run(['top', '--dir', d, 'softirq', '-i', '0.05', '-c', '1'],
+                                os.path.join(d, 'softirq'), ['', cpu_only])
+    tables = parse_tables(out)
+    ok = rc == 0 and not fed and len(tables) == 1 and len(tables[0][1]) == 1
+    H.check('top METRIC: one row; a metric without CPUS lines is read from its CPU lines',
+            ok and not row_ok(tables[0][1][0], dict(expect_row(flat(new)),
+                                                    tol=total_tolerance(flat(new)))),
+            (out, err, fed))
+    rc, out, err, fed = fed_run(['top', '--dir', d, 'softirq', '-i', '0.05', '-c', '1'],
+                                os.path.join(d, 'softirq'),
+                                ['', gen.render(new, 3).replace('p 1.000000', 'p 0.999999')])
+    H.check('top: a truncated metric -> exit 2, "truncated", its name',
+            rc == 2 and 'truncated' in err and 'softirq' in err, (rc, err))
+    # --files: a group read from each function's file, not from _summary.
+    g = os.path.join(d, 'grp')
+    with open(os.path.join(g, '_summary'), 'w', encoding='ascii') as f:
+        f.write('function f2 bits 1 slot 40 count 1 avg 1048576\n')   # not read
+    rc, out, err, fed = fed_run(['top', '--dir', d, 'grp', '--files', '-i', '0.05', '-c', '1'],
+                                os.path.join(g, 'f1'),
+                                [gen.render({0: values[:60]}, BITS), gen.render(funcs['f1'], BITS)])
+    tables = parse_tables(out)
+    rows = {w[0]: w for w in tables[0][1]} if tables else {}
+    H.check('top --files: a group read from the file of each function', rc == 0 and not fed and
+            set(rows) == {'f1', 'f2'} and rows['f2'][1] == '0' and
+            not row_ok(rows['f1'], dict(expect_row(values[60:100]),
+                                        tol=total_tolerance(values[:160]))), (out, err, fed))
+    # Malformed _summary: exit 2, the file and line.
+    for text, why in (('function f1 bits 1 slot 5 count 2\n', 'expected'),
+                      ('function f1 bits 1 slot 5 count 2 avg 99\n', 'inconsistent'),
+                      ('function f1 bits 1 slot 5 count 2 avg 6\n'
+                       'function f2 bits 3 slot 5 count 2 avg 5\n', 'earlier line'),
+                      ('function f1 bits 1 slot 5 count 2 avg 6\n' * 2, 'given twice'),
+                      ('function f1 bits 1 slot 5 count 99999999999999999999 avg 6\n',
+                       'out of range')):
+        rc, out, err, fed = fed_run(['top', '--dir', d, 'grp', '-i', '0.05', '-c', '1'],
+                                    os.path.join(g, '_summary'), ['', text])
+        line = text.count('\n')
+        H.check('top: malformed _summary (%s) -> exit 2, its name, line %d' % (why, line),
+                rc == 2 and why in err and '_summary: line %d' % line in err, (rc, err))
+
+
+class Pty:
+    """kstats on a pseudo-terminal of ROWS x COLS, as the foreground
+    process of its session (^C is its SIGINT)."""
+
+    def __init__(self, rows=40, cols=132):
+        self.master, self.slave = os.openpty()
+        fcntl.ioctl(self.slave, termios.TIOCSWINSZ, struct.pack('HHHH', rows, cols, 0, 0))
+        self.before = termios.tcgetattr(self.slave)
+        self.out = b''
+        self.p = None
+
+    def start(self, args):
+        def child():
+            # Its terminal, and the signals' default actions (make may run
+            # the tests with SIGINT or SIGHUP ignored).
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+            for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+                signal.signal(sig, signal.SIG_DFL)
+        self.p = subprocess.Popen(
+            [H.KSTATS] + args, stdin=self.slave, stdout=self.slave, stderr=self.slave,
+            start_new_session=True, preexec_fn=child)
+
+    def read(self, timeout):
+        r, _, _ = select.select([self.master], [], [], timeout)
+        if not r:
+            return False
+        try:
+            data = os.read(self.master, 65536)
+        except OSError:
+            return False
+        self.out += data
+        return bool(data)
+
+    def until(self, pred):
+        """Reads until PRED(self) (True), or a hang (False)."""
+        deadline = time.time() + H.HANG
+        while not pred(self):
+            if time.time() > deadline or (not self.read(0.2) and self.p.poll() is not None
+                                          and not self.read(0)):
+                return pred(self)
+        return True
+
+    def frame(self, since=0):
+        """The last whole screen (drawn after byte SINCE of the output), as
+        lines of text without escapes."""
+        frames = self.out[since:].split(b'\x1b[H')
+        for f in reversed(frames[1:]):
+            if b'\x1b[J' in f:
+                text = re.sub(rb'\x1b\[[0-9;?]*[A-Za-z]', b'', f.split(b'\x1b[J')[0])
+                return text.decode(errors='replace').replace('\r', '').splitlines()
+        return []
+
+    def rows(self, since=0):
+        return [l.split() for l in self.frame(since)[3:] if l.strip()]
+
+    def send(self, data):
+        os.write(self.master, data)
+
+    def wait(self):
+        """Its status, once ended (-9: killed after a hang); its output."""
+        deadline = time.time() + H.HANG
+        while self.p.poll() is None and time.time() < deadline:
+            self.read(0.05)
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+            return -9
+        while self.read(0.05):
+            pass
+        return self.p.returncode
+
+    def text(self):
+        return self.out.decode(errors='replace')
+
+    def restored(self):
+        """The terminal as it was: its modes, the normal screen and cursor."""
+        tail = self.out.rsplit(b'\x1b[?1049h', 1)[-1]
+        return (termios.tcgetattr(self.slave) == self.before and b'\x1b[?1049h' in self.out
+                and b'\x1b[?1049l' in tail and b'\x1b[?25h' in tail)
+
+    def close(self):
+        if self.p and self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+        os.close(self.master)
+        os.close(self.slave)
+
+
+def test_top_tty():
+    """kstats top on a terminal: keys sort, q quits, signals restore."""
+    d = tempfile.mkdtemp(dir=H.TMP)
+    # Orders that differ for each key: by total ddd bbb eee ccc aaa, by
+    # p99 ddd eee bbb ccc aaa, by count aaa ccc ddd bbb eee; fff never called.
+    funcs = {'aaa': {0: [100] * 1000}, 'bbb': {1: [2000000] * 10},
+             'ccc': {0: [10000] * 300}, 'ddd': {2: [10] * 45 + [10000000] * 5},
+             'eee': {1: [5000000] * 2}, 'fff': {}}
+    gen.write_group(os.path.join(d, 'grp'), funcs, BITS)
+    orders = {'total': ['ddd', 'bbb', 'eee', 'ccc', 'aaa', 'fff'],
+              'p99': ['ddd', 'eee', 'bbb', 'ccc', 'aaa', 'fff'],
+              'count': ['aaa', 'ccc', 'ddd', 'bbb', 'eee', 'fff'],
+              'name': ['aaa', 'bbb', 'ccc', 'ddd', 'eee', 'fff']}
+    t = Pty()
+    try:
+        # A long interval: no refresh comes between a key and its screen.
+        t.start(['top', '--dir', d, 'grp', '-i', '1000'])
+        ok = t.until(lambda t: [r[0] for r in t.rows()] == orders['total'])
+        first = t.frame()
+        ok = ok and 'group grp, 6 functions, 5 with samples since the start, sort: total' \
+            in first[0]
+        counts = {r[0]: r[1] for r in t.rows()}
+        H.check('top on a terminal: the alternate screen, the samples since the start at '
+                'once, sorted by total', ok and counts['aaa'] == '1000' and
+                counts['fff'] == '0', (first, t.text()[-2000:]))
+        for key, name in ((b'p', 'p99'), (b'c', 'count'), (b'n', 'name'), (b't', 'total')):
+            # The screen that the key draws: after it.
+            n = len(t.out)
+            t.send(key)
+            ok = t.until(lambda t: t.frame(n))
+            H.check('top on a terminal: key %s sorts by %s' % (key.decode(), name),
+                    ok and 'sort: ' + name in t.frame(n)[0] and
+                    [r[0] for r in t.rows(n)] == orders[name], t.frame(n))
+        t.send(b'q')
+        rc = t.wait()
+        H.check('top on a terminal: q quits (status 0), the terminal restored (modes, '
+                'normal screen, cursor)', rc == 0 and t.restored(), (rc, t.text()[-300:]))
+    finally:
+        t.close()
+
+    # -n and a terminal's height: rows cut to both.
+    t = Pty(rows=6)
+    try:
+        t.start(['top', '--dir', d, 'grp', '-i', '1000'])
+        ok = t.until(lambda t: len(t.rows()) == 2)
+        t.send(b'q')
+        H.check('top on a terminal of 6 lines: 2 rows (3 header lines)',
+                ok and t.wait() == 0 and len(t.rows()) == 2, t.frame())
+    finally:
+        t.close()
+
+    # ^C (SIGINT from the terminal), SIGTERM, SIGHUP: the terminal restored,
+    # then the end by that signal.
+    for how, sig in (('^C', signal.SIGINT), ('SIGTERM', signal.SIGTERM),
+                     ('SIGHUP', signal.SIGHUP)):
+        t = Pty()
+        try:
+            t.start(['top', '--dir', d, 'grp', '-i', '1000'])
+            ok = t.until(lambda t: len(t.rows()) == 6)
+            if how == '^C':
+                t.send(b'\x03')
+            else:
+                t.p.send_signal(sig)
+            rc = t.wait()
+            H.check('top on a terminal, %s: the terminal restored, killed by %s'
+                    % (how, sig.name), ok and rc == -sig and t.restored(),
+                    (rc, t.text()[-300:]))
+        finally:
+            t.close()
+
+    test_top_stop(d)
+
+    # The interval on a terminal: the samples of each (here one, -c 1).
+    t = Pty()
+    try:
+        s0 = {'aaa': {0: [100] * 300}, 'bbb': {1: [2000000] * 4}}
+        s1 = {'aaa': {0: [100] * 1000}, 'bbb': {1: [2000000] * 4}}
+        rc, out, _, fed = fed_run(['top', '--dir', d, 'grp', '-i', '0.05', '-c', '1'],
+                                  os.path.join(d, 'grp', '_summary'),
+                                  [gen.render_summary(s, BITS) for s in (s0, s1)], tty=t)
+        rows = {r[0]: r for r in t.rows()}
+        H.check('top on a terminal, -c 1: the samples of the interval, then the terminal '
+                'restored', rc == 0 and not fed and rows.get('aaa', [0, 0])[1] == '700' and
+                rows.get('bbb', [0, 0])[1:] == ['0', '0.0', '-', '-', '-', '-'] and
+                'with samples in the last' in t.frame()[0] and t.restored(),
+                (fed, t.frame(), out[-300:]))
+    finally:
+        t.close()
+
+
+# A job-control shell, as the session leader of the terminal (fd 0): runs
+# argv[3:] as a job of its own process group in the foreground; says on fd
+# argv[1] its pid, when the job stops, and continues it when fd argv[2]
+# gives a byte; then says its status.
+JOB_SHELL = r"""
+import os, signal, sys
+say, told = int(sys.argv[1]), int(sys.argv[2])
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+kid = os.fork()
+if kid == 0:
+    os.close(say)
+    os.close(told)
+    os.setpgid(0, 0)
+    os.tcsetpgrp(0, os.getpid())
+    signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+    os.execv(sys.argv[3], sys.argv[3:])
+os.setpgid(kid, kid)
+os.write(say, b'%d\n' % kid)
+while True:
+    _, st = os.waitpid(kid, os.WUNTRACED)
+    if not os.WIFSTOPPED(st):
+        os.write(say, b'exit %d\n' % os.waitstatus_to_exitcode(st))
+        break
+    os.write(say, b'stopped\n')
+    os.read(told, 1)
+    os.tcsetpgrp(0, kid)
+    os.kill(kid, signal.SIGCONT)
+"""
+
+
+def test_top_stop(d):
+    """^Z: kstats top stops with the terminal restored, and takes it again
+    when continued (fg), as a job of a shell with job control."""
+    def said():
+        """A line of the shell's, or '' after a hang."""
+        line = b''
+        deadline = time.time() + H.HANG
+        while not line.endswith(b'\n') and \
+                select.select([shell], [], [], max(0, deadline - time.time()))[0]:
+            c = os.read(shell, 1)
+            if not c:
+                break
+            line += c
+        return line.decode().strip()
+
+    t = Pty()
+    hear, say = os.pipe()
+    told, tell = os.pipe()
+    job = ''
+    try:
+        t.p = subprocess.Popen(
+            [sys.executable, '-c', JOB_SHELL, str(say), str(told),
+             H.KSTATS, 'top', '--dir', d, 'grp', '-i', '1000'],
+            stdin=t.slave, stdout=t.slave, stderr=t.slave, start_new_session=True,
+            pass_fds=(say, told), preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+        os.close(say)
+        os.close(told)
+        shell = hear
+        job = said()
+        ok = t.until(lambda t: len(t.rows()) == 6)
+        t.send(b'\x1a')
+        stopped = said()
+        # What it wrote before it stopped, all read.
+        H.check('top on a terminal, ^Z: stopped, the terminal restored while it is',
+                ok and stopped == 'stopped' and t.until(Pty.restored),
+                (stopped, t.text()[-300:]))
+        n = len(t.out)
+        os.write(tell, b'c')
+        ok = t.until(lambda t: b'\x1b[?1049h' in t.out[n:] and len(t.rows()) == 6)
+        H.check('top on a terminal, continued: the screen again, the terminal raw',
+                ok and termios.tcgetattr(t.slave) != t.before, t.frame())
+        t.send(b'q')
+        status = said()
+        t.wait()
+        H.check('top on a terminal, q after ^Z and fg: exit 0, the terminal restored',
+                status == 'exit 0' and t.restored(), (status, t.text()[-300:]))
+    finally:
+        # A job that did not end (a failure) ends here.
+        if job.isdigit():
+            try:
+                os.kill(int(job), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        os.close(hear)
+        os.close(tell)
+        t.close()
+
+
+def om_series(out):
+    """{labels without le: [(le, cumulative count)]} of OpenMetrics text."""
+    by = {}
+    for l in out.splitlines():
+        m = re.match(r'(\w+)_bucket\{(.*),le="([^"]+)"\} (\d+)$', l)
+        if m:
+            by.setdefault((m[1], m[2]), []).append((float(m[3]), int(m[4])))
+    return by
+
+
+def promtool(out):
+    if not shutil.which('promtool'):
+        return False, 'promtool not found'
+    p = subprocess.run(['promtool', 'check', 'metrics'], input=out,
+                       capture_output=True, text=True, check=False)
+    return p.returncode == 0, p.stdout + p.stderr
+
+
+def test_group_input(rng):
+    """kstats --openmetrics|--json|--csv DIR: a distribution per function."""
+    funcs = group_funcs(rng)
+    d = tempfile.mkdtemp(dir=H.TMP)
+    g = os.path.join(d, 'vfs')
+    gen.write_group(g, dict(funcs, vfs_never={}), BITS, possible=4)
+    names = sorted(funcs) + ['vfs_never']
+
+    for per_cpu in ([], ['--per-cpu']):
+        rc, out, err = H.run(['--openmetrics'] + per_cpu + [g + '/'])
+        by = om_series(out)
+        lines = out.splitlines()
+        if per_cpu:
+            want = {('kstats_latency', 'metric="vfs",function="%s",cpu="%d"' % (f, c)): v
+                    for f in funcs for c, v in funcs[f].items()}
+        else:
+            want = {('kstats_latency', 'metric="vfs",function="%s"' % f): flat(funcs.get(f, {}))
+                    for f in names}
+        ok = rc == 0 and lines[-1] == '# EOF' and lines.count('# TYPE kstats_latency histogram') == 1
+        ok &= set(by) == set(want)
+        les = {tuple(le for le, _ in b) for b in by.values()}
+        ok &= len(les) == 1
+        for key, vs in want.items():
+            srt = sorted(vs)
+            ok &= all(n == bisect.bisect_right(srt, le) if le != math.inf else n == len(vs)
+                      for le, n in by.get(key, []))
+            ok &= '%s_count{%s} %d' % (key[0], key[1], len(vs)) in lines
+        good, detail = promtool(out)
+        H.check('group --openmetrics %s: one family, a series per function%s (label '
+                'function), one le set, exact counts, valid (promtool)'
+                % (' '.join(per_cpu), ' and CPU' if per_cpu else ''), ok and good,
+                (err, detail, out[:1500]))
+    rc, out, err = H.run(['--openmetrics', '-u', 'ns', '--name', 'fs', g])
+    good, detail = promtool(out)
+    H.check('group --openmetrics -u ns --name fs: kstats_latency_seconds, metric="fs"',
+            rc == 0 and good and '# UNIT kstats_latency_seconds seconds' in out and
+            'kstats_latency_seconds_count{metric="fs",function="vfs_read"} 5000' in out,
+            (detail, out[:500]))
+    rc, out, err = H.run(['--openmetrics', '--le-bits', '2', g])
+    H.check('group --openmetrics --le-bits finer than the group\'s bits -> exit 1',
+            rc == 1 and 'finer than' in err and '# EOF' not in out, err)
+
+    rc, out, err = H.run(['--json', '-p', '50,99', g])
+    try:
+        st = json.loads(out)
+    except ValueError:
+        st = {}
+    fs = st.get('functions', {})
+    ok = rc == 0 and st.get('group') == 'vfs' and sorted(fs) == sorted(names)
+    for f in funcs if ok else []:
+        t = sorted(flat(funcs[f]))
+        p = fs[f]['percentiles']['99']
+        ok &= fs[f]['count'] == len(t) and fs[f]['bits'] == BITS
+        ok &= p['lo'] <= t[rank(99, len(t)) - 1] <= p['hi']
+        ok &= {c: x['count'] for c, x in fs[f]['cpus'].items()} == \
+            {str(c): len(v) for c, v in funcs[f].items()}
+    H.check('group --json: {"group", "functions": {FUNC: the JSON of its file}}, counts, '
+            'p99 bounds, CPUs', ok and fs.get('vfs_never', {}).get('count') == 0, out[:1500])
+
+    rc, out, err = H.run(['--csv', g])
+    counts = {}
+    try:
+        for r in csv.DictReader(io.StringIO(out)):
+            counts[r['function']] = counts.get(r['function'], 0) + int(r['count'])
+    except (KeyError, ValueError, TypeError):
+        counts = None
+    H.check('group --csv: a function column, a header once, the count of each function',
+            rc == 0 and out.count('slot,lo,hi') == 1 and
+            counts == {f: len(flat(v)) for f, v in funcs.items()}, out[:500])
+
+    rc, out, err = H.run([g])
+    tables = parse_tables(out)
+    ok = rc == 0 and len(tables) == 1 and tables[0][0] == ['group', 'vfs', 'functions', '5',
+                                                            'sort', 'total']
+    rows = {w[0]: w for w in tables[0][1]} if ok else {}
+    bad = [f for f in names if f not in rows or
+           row_ok(rows[f], dict(expect_row(flat(funcs.get(f, {}))),
+                                tol=total_tolerance(flat(funcs.get(f, {})))))]
+    H.check('group DIR: the table of its functions from _summary (no rate)',
+            ok and not bad and all(w[2] == '-' for w in rows.values()), (bad, out, err))
+
+    # A directory without _summary is not a group: as before.
+    rc, _, err = H.run([d])
+    H.check('a directory that is not a group -> exit 1, Is a directory',
+            rc == 1 and 'Is a directory' in err, err)
+
+
+def test_usage():
+    for args, what in ((['top', 'a', 'b'], '2 names'),
+                       (['top', '-i', '0'], "--interval: '0' is not a positive"),
+                       (['top', '-n', 'x'], "--lines: 'x' is not a positive"),
+                       (['top', '-s', 'size'], "--sort: 'size' is not"),
+                       (['top', '-c', '1', '-d', '1'], 'not both'),
+                       (['top', '-u', 'parsecs'], "'parsecs' is not ns"),
+                       (['trace', 'pcpu:vfs_*'], 'a glob is traced by fprobe: only'),
+                       (['trace', 'vfs_*', '--per-cpu'], 'do not apply to a glob'),
+                       (['trace', 'vfs_read', '-n', '5'], '--lines: only with a glob'),
+                       (['trace', 'vfs_*', '--name', 'a/b'], 'is not a group name'),
+                       (['--lines', '5', 'x'], '--lines: only for kstats trace')):
+        rc, out, err = H.run(args)
+        H.check('usage: kstats %s -> exit 1, "%s" in a line, then Try' % (' '.join(args), what),
+                rc == 1 and not out and H.usage_lines(err) and what in err.splitlines()[0], err)
+    rc, out, err = H.run(['top', '--dir', os.path.join(H.TMP, 'absent')])
+    H.check('top --dir ABSENT -> exit 1, the directory, why', rc == 1 and 'absent' in err and
+            'No such file' in err, err)
+    rc, out, err = H.run(['top', '--dir', H.TMP, 'absent'])
+    H.check('top NAME not there -> exit 1, its path', rc == 1 and
+            os.path.join(H.TMP, 'absent') in err, err)
+    rc, out, _ = H.run(['top', '--help'])
+    rc2, out2, _ = H.run(['--help'])
+    H.check('top --help; kstats --help names top, trace GLOB and group directories',
+            rc == rc2 == 0 and 'usage: kstats top' in out and 'kstats top' in out2 and
+            "GLOB" in out2 and 'group' in out2, out2)
+
+
+class FakeKernel:
+    """kstats/_control of a fake debugfs: a FIFO read as the kernel would
+    take its commands; 'trace fprobe:GLOB as NAME ...' makes the group
+    directory NAME of FUNCS, 'remove NAME' removes it."""
+
+    def __init__(self, debugfs, funcs):
+        self.kdir = os.path.join(debugfs, 'kstats')
+        os.makedirs(self.kdir)
+        self.control = os.path.join(self.kdir, '_control')
+        os.mkfifo(self.control)
+        self.funcs = funcs
+        self.log = []
+        self.cond = threading.Condition()
+        self.th = threading.Thread(target=self.serve, daemon=True)
+        self.th.start()
+
+    def serve(self):
+        while True:
+            with open(self.control, 'rb') as f:
+                cmd = f.read().decode(errors='replace').strip()
+            if cmd == 'STOP':
+                return
+            w = cmd.split()
+            if w[:1] == ['trace'] and 'as' in w:
+                # Made whole, then in place at once, as the kernel's.
+                tmp = tempfile.mkdtemp(dir=os.path.dirname(self.kdir))
+                gen.write_group(tmp, self.funcs, BITS)
+                os.rename(tmp, os.path.join(self.kdir, w[w.index('as') + 1]))
+            elif w[:1] == ['remove'] and len(w) == 2:
+                shutil.rmtree(os.path.join(self.kdir, w[1]), ignore_errors=True)
+            with self.cond:
+                self.log.append(cmd)
+                self.cond.notify_all()
+
+    def commands(self, n):
+        """The log once it has N commands done (kstats may exit before
+        the last is taken from the FIFO), or what it has after a hang."""
+        with self.cond:
+            self.cond.wait_for(lambda: len(self.log) >= n, timeout=H.HANG)
+            return list(self.log)
+
+    def clear(self):
+        with self.cond:
+            self.log.clear()
+
+    def stop(self):
+        fd = os.open(self.control, os.O_WRONLY)
+        os.write(fd, b'STOP')
+        os.close(fd)
+        self.th.join()
+
+
+def test_trace_glob(rng):
+    """kstats trace 'GLOB' on a fake debugfs (mount namespace)."""
+    if os.geteuid() != 0 or not shutil.which('unshare') or \
+            H.run(['unshare', '-m', 'true'], raw=True)[0] != 0:
+        print('SKIP: kstats trace GLOB: needs root and unshare -m (the VM test runs it)')
+        return
+    funcs = dict(group_funcs(rng), vfs_never={})
+    d = tempfile.mkdtemp(dir=H.TMP)
+    proc = os.path.join(d, 'proc')
+    os.mkdir(proc)
+    debugfs = os.path.join(d, 'debug')
+    with open(os.path.join(proc, 'mounts'), 'w', encoding='ascii') as f:
+        f.write('none %s debugfs rw,relatime 0 0\n' % debugfs)
+    kern = FakeKernel(debugfs, funcs)
+    # kstats sees the fake /proc/mounts; the command waits for the group.
+    wrap = ['unshare', '-m', 'sh', '-c', 'mount --bind "$0" /proc && exec "$@"', proc, H.KSTATS]
+
+    def wait_for(name):
+        return ['sh', '-c', 'until [ -e %s/%s/_summary ]; do sleep 0.01; done; exit ${1:-0}'
+                % (kern.kdir, name), 'sh']
+
+    def gone():
+        return not [n for n in os.listdir(kern.kdir) if n != '_control']
+
+    try:
+        rc, out, err = H.run(wrap + ['trace', 'vfs_*', '--', *wait_for('kstats-trace-*')],
+                             raw=True)
+        tables = parse_tables(out)
+        head = tables[0][0] if tables else []
+        name = head[1] if len(head) > 1 else ''
+        ok = rc == 0 and re.fullmatch(r'kstats-trace-\d+', name) and kern.commands(2) == [
+            'trace fprobe:vfs_* as %s bits 1' % name, 'remove %s' % name] and gone()
+        H.check("trace 'vfs_*' -- COMMAND: trace fprobe:vfs_* as kstats-trace-PID bits 1, "
+                "then remove, on the fake _control", ok, (rc, kern.log, out, err))
+        rows = {w[0]: w for w in tables[0][1]} if tables else {}
+        secs = float(head[5]) if len(head) > 5 else 0
+        bad = [f for f in funcs if f not in rows or
+               row_ok(rows[f], dict(expect_row(flat(funcs[f]), secs),
+                                    tol=total_tolerance(flat(funcs[f]))))]
+        order = [w[0] for w in tables[0][1]] if tables else []
+        # The run lasts (the command waits for the group): a rate.
+        H.check("trace 'vfs_*': one table of every function of the group, over the run "
+                "(count, rate, p50, p99, max, total), sorted by total", ok and not bad and
+                secs > 0 and
+                head[2:4] == ['functions', '5'] and
+                order == sorted(funcs, key=lambda f: (-sum(flat(funcs[f])), f)),
+                (bad, out))
+
+        kern.clear()
+        rc, out, err = H.run(wrap + ['trace', 'fprobe:vfs_*', '--name', 'mine', '-n', '2',
+                                     '-p', '42', '--', *wait_for('mine'), '3'], raw=True)
+        tables = parse_tables(out)
+        H.check("trace 'fprobe:vfs_*' --name mine -n 2 -p 42, the command exits 3: exit 3, "
+                "2 rows, the group removed", rc == 3 and kern.commands(2) == [
+                    'trace fprobe:vfs_* as mine bits 1 pid 42', 'remove mine'] and gone() and
+                len(tables) == 1 and len(tables[0][1]) == 2, (rc, kern.log, out, err))
+
+        # Until SIGINT: the table, then the group removed.
+        kern.clear()
+        p = subprocess.Popen(wrap + ['trace', 'vfs_*', '--name', 'sig', '-b', '2', '--json'],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + H.HANG
+        while not os.path.exists(os.path.join(kern.kdir, 'sig', '_summary')) and \
+                time.time() < deadline and p.poll() is None:
+            time.sleep(0.01)
+        p.send_signal(signal.SIGINT)
+        try:
+            out, err = p.communicate(timeout=H.HANG)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+        try:
+            st = json.loads(out)
+        except ValueError:
+            st = {}
+        H.check("trace 'vfs_*' --json until SIGINT: the JSON of each function (from "
+                "_summary), then the group removed", p.returncode == 0 and
+                kern.commands(2) == ['trace fprobe:vfs_* as sig bits 2', 'remove sig'] and
+                gone() and
+                st.get('group') == 'sig' and
+                {f: x['count'] for f, x in st.get('functions', {}).items()} ==
+                {f: len(flat(v)) for f, v in funcs.items()}, (p.returncode, kern.log, out, err))
+    finally:
+        kern.stop()
+
+
+def tests(harness, rng):
+    """Every test of this file, with the helpers of test_kstats (HARNESS)."""
+    global H
+    H = harness
+    test_top_pipe(rng)
+    test_top_all(rng)
+    test_top_tty()
+    test_group_input(rng)
+    test_usage()
+    test_trace_glob(rng)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
+    import test_kstats as tk  # noqa: E402
+    if len(sys.argv) != 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    tk.KSTATS = os.path.abspath(sys.argv[1])
+    seed = int(os.environ.get('KSTATS_TEST_SEED') or '20201')
+    print('seed %d (KSTATS_TEST_SEED=N for another)' % seed, flush=True)
+    tk.TMP = tempfile.mkdtemp(prefix='kstats-test.')
+    try:
+        tests(tk, random.Random(seed))
+    finally:
+        shutil.rmtree(tk.TMP)
+    print('%d passed, %d failed' % (tk.RESULTS['passed'], tk.RESULTS['failed']))
+    return 1 if tk.RESULTS['failed'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
