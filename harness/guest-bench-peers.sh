@@ -194,10 +194,13 @@ start() {
 		tool=$! ;;
 	*) return 0 ;;
 	esac
-	# Attached when ftrace lists the function, and a second more for the
-	# return probe; the count of calls is the proof.
+	# Attached when ftrace lists the function and kprobes list the return
+	# probe on it (funclatency and BCC attach kprobes, the kretprobe after
+	# the kprobe); the count of calls is the proof.
 	i=0
-	until grep -q "^$FA " $T/enabled_functions; do
+	until grep -q "^$FA " $T/enabled_functions &&
+	      awk -v f="$F+0x0" -v fa="$FA+0x0" '$2 == "r" && ($3 == f || $3 == fa) { r = 1 }
+			END { exit !r }' /sys/kernel/debug/kprobes/list; do
 		kill -0 $tool 2>/dev/null || { echo "$1 exited:"; show "$OUT/$1"; return 1; }
 		if [ $i -ge 600 ]; then
 			echo "$1: not attached after 300 s:"
@@ -209,7 +212,6 @@ start() {
 		sleep 0.5
 		i=$((i + 1))
 	done
-	sleep 1
 }
 
 # stop CASE: detach, and print the number of calls CASE's tool counted
