@@ -134,7 +134,8 @@ check_summary() {
 	awk '{ print $1, $2, $5, $6, $7, $8 }' "$TMPD/g/_summary" | sort > "$TMPD/got"
 	bad=$(awk '$1 != "function" || $3 != "bits" || $4 != 1 || $5 != "slot" ||
 		   $7 != "count" || $9 != "avg" || NF != 10' "$TMPD/g/_summary" | head -n 1)
-	ktap_print_msg "$(wc -l < "$TMPD/got") summary lines, $(wc -l < "$TMPD/want") CPUS lines${bad:+; bad line: $bad}"
+	ktap_print_msg "$(wc -l < "$TMPD/got") summary lines," \
+		"$(wc -l < "$TMPD/want") CPUS lines${bad:+; bad line: $bad}"
 	r=$(ctl "remove g")
 	[ -s "$TMPD/want" ] && [ -z "$bad" ] && cmp -s "$TMPD/want" "$TMPD/got" &&
 		[ "$r" = OK ] && [ ! -e "$KS/g" ]
@@ -177,8 +178,8 @@ check_refusals() {
 	refused ENOMEM "the trace would take [0-9]* KiB" "trace __x64_sys_getppid" || ok=0
 	echo "$old" > $PARAMS/max_memory_mb
 	if [ "$(ctl "trace fprobe:__x64_sys_getppid")" = OK ]; then
-		refused EEXIST "cannot create the group" "trace fprobe:$GLOB as __x64_sys_getppid" ||
-			ok=0
+		refused EEXIST "cannot create the group" \
+			"trace fprobe:$GLOB as __x64_sys_getppid" || ok=0
 		[ "$(ctl "remove __x64_sys_getppid")" = OK ] || ok=0
 	else
 		ok=0

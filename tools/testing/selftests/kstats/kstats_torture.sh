@@ -139,7 +139,8 @@ failing() { KSTATS_MAKE_IT_FAIL=1 "$H" "$@"; }
 # All or nothing: the trace NAME is listed with all its files, or absent.
 whole() {
 	if grep -q "^name $1 " "$CTL"; then
-		[ -e "$K/$1" ] && { ! grep -q "^name $1 .* gap GAP-$1" "$CTL" || [ -e "$K/GAP-$1" ]; }
+		[ -e "$K/$1" ] &&
+			{ ! grep -q "^name $1 .* gap GAP-$1" "$CTL" || [ -e "$K/GAP-$1" ]; }
 	else
 		[ ! -e "$K/$1" ] && [ ! -e "$K/GAP-$1" ]
 	fi
