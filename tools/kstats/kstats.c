@@ -157,16 +157,7 @@ static void die(int status, const char *fmt, ...)
 }
 
 /* A usage error: what is wrong, in a line, and where to read more. */
-static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	report(fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "Try '%s --help'.\n", prog);
-	exit(1);
-}
+#define usage_error kstats_usage_error
 
 /* The debugfs mount point, from /proc/mounts; NULL if not mounted. */
 static char *debugfs_dir(const char *what)
@@ -1842,6 +1833,7 @@ void kstats_die(int status, const char *fmt, ...)
 	exit(status);
 }
 
+/* A usage error: what is wrong, in a line, and where to read more. */
 void kstats_usage_error(const char *fmt, ...)
 {
 	va_list ap;

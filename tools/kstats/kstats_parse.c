@@ -111,7 +111,7 @@ static int ks_hist_grow(struct ks_hist *h, size_t nslots)
  * A decimal u64 and nothing else: 0, -1 if not a number, or -ERANGE if
  * a number above UINT64_MAX.
  */
-static int ks_u64(const char *s, uint64_t *v)
+int ks_u64(const char *s, uint64_t *v)
 {
 	char *end;
 

@@ -52,6 +52,8 @@ int ks_read(struct ks_data *d, FILE *f);
  */
 int ks_finish(struct ks_data *d, int forced_bits);
 
+/* A decimal u64 and nothing else: 0, -1, or -ERANGE above UINT64_MAX. */
+int ks_u64(const char *s, uint64_t *v);
 uint64_t ks_slot(uint64_t val, int bits);
 uint64_t ks_slot_min(unsigned int slot, int bits);
 uint64_t ks_slot_max(unsigned int slot, int bits);

@@ -238,20 +238,6 @@ static struct ks_hist *row_next(struct row *r)
 	return &r->hist[!r->cur];
 }
 
-/* A decimal u64 and nothing else: 0, -1, or -ERANGE above UINT64_MAX. */
-static int top_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (*end)
-		return -1;
-	return errno == ERANGE ? -ERANGE : errno ? -1 : 0;
-}
-
 #define SUMMARY_FIELDS 10
 
 /*
@@ -290,7 +276,7 @@ static int read_summary(struct top *t, const char *path, const char *prefix)
 			top_die(2, "%s: line %lu: expected '%s'", path, lineno,
 				"function FUNC bits B slot S count C avg A");
 		for (i = 0; i < 4; i++) {
-			int e = top_u64(tok[3 + 2 * i], &v[i]);
+			int e = ks_u64(tok[3 + 2 * i], &v[i]);
 
 			if (e == -ERANGE)
 				top_die(2, "%s: line %lu: %s '%s' is out of range (above %llu)",
