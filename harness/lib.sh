@@ -274,6 +274,9 @@ KEPT_CHECKS=(
 	"BIT_MACRO tools/kstats/kstats_parse.h"
 	# checkpatch reads the exponent of 1e-3 as a subtraction.
 	"SPACING tools/kstats/kstats.c"
+	# C11's keyword: userspace has no __noreturn (the kernel's macro).
+	"CAMELCASE tools/kstats/kstats.h"
+	"CAMELCASE tools/kstats/kstats_top.c"
 )
 
 # checkpatch_clean OUTPUT: whether checkpatch's OUTPUT (run with

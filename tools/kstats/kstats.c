@@ -961,8 +961,8 @@ static void print_hist(const struct ks_hist *hist, int hbits)
 		scale = nice_up(dmax / (width / 2));
 	if (opt.cpu >= 0)
 		printf("cpu %ld\n", opt.cpu);
-	printf("\u2592 = %g samples per octave (density); \u2591 up to the cumulative %%, "
-	       "100%% at full width\n", scale);
+	printf("\u2592 = %g samples per octave (density); ", scale);
+	printf("\u2591 up to the cumulative %%, 100%% at full width\n");
 	printf("%*s \u2502%*s\u2502%11s %7s  %s\n", rangew, "range", width, "", "count", "cum%",
 	       "percentiles");
 	for (s = st.first; n && s <= (size_t)st.last; s++) {
@@ -1346,7 +1346,8 @@ static void follow_print(const struct ks_data *d, const char *input, long i, dou
 			for (k = 0; k < opt.npct; k++) {
 				char col[40];
 
-				snprintf(col, sizeof(col), "p%s", pct_name(x, sizeof(x), opt.pct[k]));
+				snprintf(col, sizeof(col), "p%s",
+					 pct_name(x, sizeof(x), opt.pct[k]));
 				printf(" %11s", col);
 			}
 			printf(" %11s %11s\n", "max<=", "total");
@@ -1967,6 +1968,7 @@ void kstats_group_end(size_t n)
 
 int main(int argc, char **argv)
 {
+	static const char formats[] = "--hist, --json, --csv or --openmetrics";
 	enum { O_PCTS = 256, O_COUNT, O_CPU, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM,
 	       O_NAME, O_DIFF, O_CMP, O_ROWS, O_LE_BITS, O_MERGE, O_LOG2, O_PID, O_CGROUP };
 	static const struct option lopts[] = {
@@ -2165,6 +2167,7 @@ int main(int argc, char **argv)
 	 */
 	if (outs & (outs - 1))
 		usage_error("--hist, --json, --csv and --openmetrics: one at a time");
+
 	if (opt.log2 && opt.out != OUT_HIST)
 		usage_error("--log2: only with --hist");
 	if (le_bits && opt.out != OUT_OPENMETRICS)
@@ -2176,9 +2179,9 @@ int main(int argc, char **argv)
 	if (opt.rows && !(opt.interval > 0))
 		usage_error("--rows: only with --interval");
 	if (opt.rows && opt.out != OUT_SUMMARY)
-		usage_error("--rows: its own lines, not with --hist, --json, --csv or --openmetrics");
+		usage_error("--rows: its own lines, not with %s", formats);
 	if (mode_cmp && opt.out != OUT_SUMMARY)
-		usage_error("--compare: its own text, not with --hist, --json, --csv or --openmetrics");
+		usage_error("--compare: its own text, not with %s", formats);
 	if (opt.per_cpu && opt.cpu >= 0)
 		usage_error("--cpu and --per-cpu: one or the other");
 	if (opt.per_cpu && (mode_cmp || opt.rows || opt.out == OUT_HIST || opt.out == OUT_CSV))

@@ -9,20 +9,13 @@
 
 #include "kstats_parse.h"
 
-/* As the kernel's (tools/include/linux/compiler.h). */
-#ifndef __printf
-#define __printf(a, b)	__attribute__((format(printf, a, b)))
-#endif
-#ifndef __noreturn
-#define __noreturn	__attribute__((noreturn))
-#endif
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
 /* kstats.c */
-__noreturn __printf(2, 3) void kstats_die(int status, const char *fmt, ...);
-__noreturn __printf(1, 2) void kstats_usage_error(const char *fmt, ...);
+_Noreturn void kstats_die(int status, const char *fmt, ...);
+_Noreturn void kstats_usage_error(const char *fmt, ...);
 /* The debugfs mount point (malloc()ed), or NULL if not mounted. */
 char *kstats_debugfs(const char *what);
 /* --bits, or -1. */

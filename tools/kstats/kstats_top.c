@@ -108,7 +108,7 @@ static void tty_enter(void)
 }
 
 /* kstats_die(), once the terminal is back as it was. */
-static __noreturn __printf(2, 3) void top_die(int status, const char *fmt, ...)
+static _Noreturn void top_die(int status, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -128,7 +128,7 @@ static void *top_alloc(void *p, size_t n)
 	return p;
 }
 
-static __printf(1, 2) char *top_printf(const char *fmt, ...)
+static char *top_printf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
