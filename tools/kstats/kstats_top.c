@@ -636,7 +636,7 @@ static const char *fmt_value(char *buf, size_t n, double v)
 	return buf;
 }
 
-#define COLS_W 66	/* the columns after the name, with their blanks */
+#define COLS_W 68	/* the columns after the name, with their blanks */
 
 static void table_head(char *buf, size_t n, int w)
 {

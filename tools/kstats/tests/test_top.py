@@ -487,6 +487,24 @@ def test_top_tty():
     finally:
         t.close()
 
+    # 80 columns with names longer than fit: the names are cut, never the
+    # numbers (the column header ends with its last column, whole).
+    gen.write_group(os.path.join(d, 'long'),
+                    {'a_function_name_longer_than_fits_%d' % i: {0: [10 ** (i + 4)] * 99}
+                     for i in range(3)}, BITS)
+    t = Pty(rows=20, cols=80)
+    try:
+        t.start(['top', '--dir', d, 'long', '-i', '1000'])
+        ok = t.until(lambda t: len(t.rows()) >= 1)
+        t.send(b'q')
+        rc = t.wait()
+        heads = [l for l in t.frame() if l.split()[:2] == ['function', 'count']]
+        H.check('top on 80 columns: the column header whole, to "total"',
+                ok and rc == 0 and heads and heads[0].rstrip().endswith(' total')
+                and len(heads[0].rstrip()) <= 80, t.frame())
+    finally:
+        t.close()
+
     # ^C (SIGINT from the terminal), SIGTERM, SIGHUP: the terminal restored,
     # then the end by that signal.
     for how, sig in (('^C', signal.SIGINT), ('SIGTERM', signal.SIGTERM),
