@@ -231,7 +231,7 @@ stop() {
 		ctl "remove $F" ;;
 	# @[FUNC]: then its rows, up to a blank line.
 	bpftrace_glob)
-		awk -v f="@[$F]:" '$1 == f { on = 1; next } /^$/ { on = 0 }
+		awk -v f="@[$F]:" -v fa="@[$FA]:" '$1 == f || $1 == fa { on = 1; next } /^$/ { on = 0 }
 			on && /^\[/ { sub(/^\[[^]]*[])]/, ""); n += $1 } END { print n + 0 }' "$OUT/$1" ;;
 	# [4, 8)   12 |@@@@ |, and [0], [1] for single values.
 	bpftrace_*) awk '/^\[/ { sub(/^\[[^]]*[])]/, ""); n += $1 } END { print n + 0 }' "$OUT/$1" ;;

@@ -446,7 +446,8 @@ END {
 }
 HEAT
 	sh "$tmp/read.sh" 1 | awk -F, -v dir="$tmp" -v scale=$scale -v u="$bunit" \
-		-v umin="$xmin" -v umax="$xmax" -f "$tmp/ticks.awk" -f "$tmp/heat.awk" > "$tmp/heat" ||
+		-v umin="$xmin" -v umax="$xmax" -f "$tmp/ticks.awk" -f "$tmp/heat.awk" \
+		> "$tmp/heat" ||
 		input_error "$name1" "no intervals (kstats --interval SECS --csv NAME writes them)"
 	[ -s "$tmp/heat" ] || input_error "$name1" "no samples"
 	label_of "$1"
@@ -600,9 +601,11 @@ function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t) {
 			t = list[j]; list[j] = list[j - 1]; list[j - 1] = t
 		}
 	if (ncpu > top) {
-		printf "%d the %d of its %d CPUs with the most samples\n", k, top, ncpu > (dir "/notes")
+		printf "%d the %d of its %d CPUs with the most samples\n", k, top, ncpu \
+			> (dir "/notes")
 		TITLE = TITLE (TITLE == "" ? "" : ".'; '.") \
-			sprintf("NAME%d.': the %d of its %d CPUs with the most samples'", k, top, ncpu)
+			sprintf("NAME%d.': the %d of its %d CPUs with the most samples'",
+				k, top, ncpu)
 	}
 	split("", PC)
 	split("", PM)
@@ -648,10 +651,11 @@ function markers(k,   np, q, i, j, r, cum, x, colour, ly) {
 		ly = 0.05 * (((k - 1) * np + j - 1) % 4)
 		ly = view == "cdf" ? 0.05 + ly : 0.97 - ly
 		LABELS = LABELS > ly || LABELS == "" ? ly : LABELS
-		MARK = MARK sprintf("set arrow from %.10g, graph 0 to %.10g, graph 0.99 nohead dt 2 %s\n",
-				    x, x, colour)
-		MARK = MARK sprintf("set label \"p%g\" at %.10g, graph %.3f left offset character 0.5, 0 tc %s front boxed\n",
-				    q[j], x, ly, percpu ? "rgb '#505050'" : "lt " k)
+		MARK = MARK sprintf("set arrow from %.10g, graph 0 to %.10g, graph 0.99 %s\n",
+				    x, x, "nohead dt 2 " colour)
+		MARK = MARK sprintf("set label \"p%g\" at %.10g, graph %.3f %s tc %s front boxed\n",
+				    q[j], x, ly, "left offset character 0.5, 0",
+				    percpu ? "rgb '#505050'" : "lt " k)
 	}
 }
 BEGIN {
@@ -783,7 +787,8 @@ esac
 	echo "set style textbox opaque noborder margins 1, 1"
 	echo "load KP_DIR.'/frame.gp'"
 	if [ "$live" != 0 ]; then
-		echo "while (1) { pause $live; system 'KP_LIVE=1 sh \"\$KP_TMP/prep.sh\"'; load KP_DIR.'/frame.gp' }"
+		printf '%s\n' "while (1) { pause $live;" \
+			"system 'KP_LIVE=1 sh \"\$KP_TMP/prep.sh\"'; load KP_DIR.'/frame.gp' }"
 	fi
 } > "$tmp/plot.gp"
 label_of "$1"
