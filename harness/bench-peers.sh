@@ -21,7 +21,7 @@
 # TCG's emulated time, whose ratios are what to read.
 set -eu
 . "$(dirname "$0")/lib.sh"
-need_pkgs $VM_PKGS kmod build-essential bpftrace libbpf-tools linux-perf bpfcc-tools
+need_pkgs $VM_PKGS kmod build-essential bpftrace libbpf-tools linux-perf
 apt_update
 set_paths
 release=$(newest_kernel 6.12)
