@@ -27,7 +27,8 @@
 # and, while every syscall (the glob G) is timed, a distribution per
 # function, the cost of one of them (F):
 #  kstats_glob     trace fprobe:GF as NAME (one fprobe, a metric each)
-#  bpftrace_glob   bpftrace, kprobe and kretprobe on G (kprobe_multi),
+#  bpftrace_glob   bpftrace, kprobe and kretprobe on GF (kprobe_multi,
+#                  which takes ftrace's names too),
 #                  @[@fn[tid]] = hist(nsecs - @start[tid]), the function
 #                  kept at entry (func, in a kretprobe of bpftrace 0.17,
 #                  is the caller)
@@ -37,10 +38,10 @@
 #                  not attached after 300 s (CASES="bcc_glob" runs it)
 #  perf_profile    perf ftrace profile -G GF (function_graph), where perf
 #                  has it
-# G is __x64_sys_*, as the kprobe tools take it (kallsyms names); GF is
-# __*sys_*, as ftrace takes it: ftrace names some syscalls by an alias
-# (getppid() is __do_sys_getppid there), so that __x64_sys_* leaves them
-# out.
+# GF is __*sys_*: ftrace names some syscalls by an alias (getppid() is
+# __do_sys_getppid there), so that __x64_sys_* leaves them out of ftrace's
+# filter and of bpftrace's kprobe_multi, which both take ftrace's names; G,
+# __x64_sys_*, is for the tools that attach a kprobe per kallsyms name.
 # A case counts only if its tool reports exactly CALLS calls in every
 # round: proof that it was attached to the calls measured (untraced: the
 # loop's own count; kstats: the count tools/kstats prints, its missed calls
@@ -174,8 +175,8 @@ start() {
 		echo 4000 > /sys/module/kstats_trace/parameters/max_functions
 		ctl "trace fprobe:$GF as peers_glob" || return 1 ;;
 	bpftrace_glob)
-		printf '%s\n' "kprobe:$G { @start[tid] = nsecs; @fn[tid] = func; }" \
-			"kretprobe:$G /@start[tid]/ { @[@fn[tid]] = hist(nsecs - @start[tid]);" \
+		printf '%s\n' "kprobe:$GF { @start[tid] = nsecs; @fn[tid] = func; }" \
+			"kretprobe:$GF /@start[tid]/ { @[@fn[tid]] = hist(nsecs - @start[tid]);" \
 			"delete(@start[tid]); delete(@fn[tid]); }" \
 			"END { clear(@start); clear(@fn); }" > $R/tmp/bt ;;
 	bpftrace_kprobe) bt "$BT_K" "$F" 'hist(nsecs - @start[tid])' > $R/tmp/bt ;;
