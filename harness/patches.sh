@@ -17,7 +17,17 @@ set -eu
 set_paths
 out=$TOP/build/patches
 repo=$WORK/series
-ident="$(git -C "$TOP" config user.name || echo kstats developers) <$(git -C "$TOP" config user.email || echo kstats@localhost)>"
+# The submitter: the author and Signed-off-by of every patch, and the M:
+# line of the MAINTAINERS entry (a placeholder in MAINTAINERS.patch).
+placeholder=$(sed -n 's/^+M:\t//p' "$TOP/MAINTAINERS.patch")
+name=$(git -C "$TOP" config user.name || true)
+email=$(git -C "$TOP" config user.email || true)
+if [ -n "$name" ] && [ -n "$email" ]; then
+	ident="$name <$email>"
+else
+	ident=$placeholder
+	echo "warning: git config user.name and user.email are not set: the series is signed off by, and its MAINTAINERS entry names, '$placeholder'" >&2
+fi
 
 # Each step: subject | files and directories of the repository | patch
 # files | why (the body).
@@ -39,7 +49,7 @@ RFC's format, computed from one snapshot of the counters taken at open;
 start, stop and reset are written to the same file. A group of metrics
 is a directory of them, with a _summary file of the slots of all CPUs,
 for readers that follow many metrics at once."
-"lib/kstats: add KUnit tests|lib/kstats_kunit.c include/linux/kstats_kunit.h lib/.kunitconfig|patches/02-lib-kstats-kunit.patch|Test the slot mapping at every boundary and for every frac_bits, the
+"lib/kstats: add KUnit tests|lib/kstats_kunit.c lib/kstats_kunit.h lib/.kunitconfig|patches/02-lib-kstats-kunit.patch|Test the slot mapping at every boundary and for every frac_bits, the
 tiling of the u64 range by the slots, the RFC's slot numbers, the means,
 and the debugfs files read and written through their file operations on
 a kernel mount of debugfs: format, counts, cumulative fractions, the
@@ -94,6 +104,14 @@ maintainers=$(mktemp)
 trap 'rm -f "$maintainers"' EXIT
 cp "$ORIG/MAINTAINERS" "$maintainers"
 patch -s "$maintainers" < "$TOP/MAINTAINERS.patch"
+IDENT=$ident PLACEHOLDER=$placeholder python3 - "$maintainers" <<'PY'
+import os, sys
+p = sys.argv[1]
+s = open(p).read()
+old = 'M:\t%s\n' % os.environ['PLACEHOLDER']
+assert s.count(old) == 1, 'no M: placeholder in MAINTAINERS.patch'
+open(p, 'w').write(s.replace(old, 'M:\t%s\n' % os.environ['IDENT']))
+PY
 maintainers_step() {
 	python3 - "$maintainers" "$repo" <<'PY'
 import glob, os, sys
@@ -295,6 +313,16 @@ for f in $(cd "$TOP" && git ls-files --cached --others --exclude-standard \
 	cmp -s "$TOP/$f" "$am/$f" || { echo "differs: $f"; bad=1; }
 done
 for f in $(cd "$ORIG" && find . -type f); do
+	if [ "$f" = ./MAINTAINERS ]; then
+		# But for the M: line, the submitter's in the series.
+		IDENT=$ident PLACEHOLDER=$placeholder python3 -c '
+import os, sys
+m = "M:\t%s\n"
+s = open(sys.argv[1]).read().replace(m % os.environ["IDENT"], m % os.environ["PLACEHOLDER"])
+sys.exit(s != open(sys.argv[2]).read())' "$am/$f" "$SRC/$f" ||
+			{ echo "differs: $f"; bad=1; }
+		continue
+	fi
 	cmp -s "$SRC/$f" "$am/$f" || { echo "differs: $f"; bad=1; }
 done
 check $bad "patches: the series gives this repository's files"

@@ -11,7 +11,6 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kstats.h>
-#include <linux/kstats_kunit.h>
 #include <linux/mount.h>
 #include <linux/prandom.h>
 #include <linux/sizes.h>
@@ -19,6 +18,8 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+
+#include "kstats_kunit.h"
 
 /* The frac_bits of kstats_test_edges_all_cpus(), for its IPI function. */
 static unsigned int kstats_test_edges_bits;

@@ -71,6 +71,11 @@
 #define KSTATS_TRACE_GROUPS	0
 #endif
 
+/* Only with KUnit: out of tree, kernels before 6.3 have no static stubs. */
+#if IS_ENABLED(CONFIG_KUNIT)
+#include <kunit/static_stub.h>
+#endif
+
 #define KSTATS_TRACE_GAP	"GAP-"
 #define KSTATS_TRACE_TP		"tp:"
 #define KSTATS_TRACE_TP_SYM	"__tracepoint_"
@@ -102,6 +107,7 @@ struct kstats_trace_point {
 	unsigned int offset;
 	bool tracepoint;
 	unsigned long addr;		/* the code probed; 0 for a tracepoint */
+	char mod[MODULE_NAME_LEN];	/* the module of @addr, or "" */
 	union {				/* the probe of an end of a pair */
 		struct kprobe kp;
 		struct tracepoint *tp;
@@ -166,6 +172,7 @@ struct kstats_trace {
 	struct kstats_trace_func **table;
 	unsigned int table_bits;
 	char *gone_mods;		/* modules gone, comma-separated */
+	int stuck;			/* the error of a detach that failed */
 	union {
 		struct kretprobe krp;
 		struct fprobe fp;
@@ -177,7 +184,10 @@ struct kstats_trace_mode_ops {
 	const char *name;
 	const char *prefix;		/* of the function, in commands */
 	int (*attach)(struct kstats_trace *t);
-	/* Returns 0 once no handler of @t runs or will run. */
+	/*
+	 * Returns 0 once no handler of @t runs or will run; on an error,
+	 * leaves the probe as it was, so that it can be called again.
+	 */
 	int (*detach)(struct kstats_trace *t);
 	/* Hits the mechanism itself lost. */
 	unsigned long (*missed)(struct kstats_trace *t);
@@ -529,6 +539,25 @@ static const char *kstats_trace_why(int ret)
 }
 
 /*
+ * The symbol at @ip in @buf (KSYM_SYMBOL_LEN bytes), and the name of its
+ * module, in @buf too, or NULL for vmlinux: sprint_symbol() writes
+ * "SYM [MODULE]" for a module's.
+ */
+static const char *kstats_trace_sym_mod(char *buf, unsigned long ip)
+{
+	char *mod;
+
+	sprint_symbol_no_offset(buf, ip);
+	mod = strchr(buf, ' ');
+	if (!mod)
+		return NULL;
+	*mod = '\0';
+	mod += 2;
+	mod[strcspn(mod, "]")] = '\0';
+	return mod;
+}
+
+/*
  * The address of a point, found the way a kprobe finds it, and only if
  * kprobes would probe it (a function on kprobes' blacklist is refused even
  * where fprobe would take it): the probe is registered disabled, so that
@@ -622,6 +651,26 @@ static int kstats_trace_fp_detach(struct kstats_trace *t)
 static unsigned long kstats_trace_fp_missed(struct kstats_trace *t)
 {
 	return t->fp.nmissed;
+}
+
+/*
+ * What a detach that returned @ret leaves: nothing to do, or a trace that
+ * is not to be freed, as a handler may still run. It is kept, listed as
+ * stuck with the error, and this module is pinned, for the handlers' code,
+ * until a later detach succeeds. Returns whether @t is detached.
+ */
+static bool kstats_trace_detached(struct kstats_trace *t, int ret)
+{
+	if (ret) {
+		if (!t->stuck)
+			__module_get(THIS_MODULE);
+		t->stuck = ret;
+		return false;
+	}
+	if (t->stuck)
+		module_put(THIS_MODULE);
+	t->stuck = 0;
+	return true;
 }
 
 /* The memory of @n metrics of @bits, on every possible CPU. */
@@ -753,6 +802,44 @@ static bool kstats_trace_grp_freed(unsigned long ip, const char *sym)
 }
 
 /*
+ * ftrace's filter of @filter (a glob, as set_ftrace_filter takes it) on an
+ * ftrace_ops of its own, never registered, so that nobody else sees it: in
+ * *@hash the functions that ftrace can trace and @filter matches, or NULL,
+ * and in *@ret the error of ftrace_set_filter() (-EINVAL when nothing
+ * matched). Returns the ops, NULL without memory; the hash is read until
+ * kstats_trace_filter_put() drops both.
+ */
+static struct ftrace_ops *kstats_trace_filter_get(const char *filter, struct ftrace_hash **hash,
+						  int *ret)
+{
+	struct ftrace_ops *ops;
+	char *buf;
+
+	ops = kzalloc(sizeof(*ops), GFP_KERNEL);
+	/* A copy: ftrace's parser of the filter writes into it. */
+	buf = kstrdup(filter, GFP_KERNEL);
+	if (!ops || !buf) {
+		kfree(ops);
+		kfree(buf);
+		return NULL;
+	}
+	*ret = ftrace_set_filter(ops, buf, strlen(buf), 1);
+	kfree(buf);
+	mutex_lock(&ops->func_hash->regex_lock);
+	*hash = *ret ? NULL :
+		rcu_dereference_protected(ops->func_hash->filter_hash,
+					  lockdep_is_held(&ops->func_hash->regex_lock));
+	return ops;
+}
+
+static void kstats_trace_filter_put(struct ftrace_ops *ops)
+{
+	mutex_unlock(&ops->func_hash->regex_lock);
+	ftrace_free_filter(ops);
+	kfree(ops);
+}
+
+/*
  * The addresses of the functions that ftrace's filter matches with the
  * group's glob, as ftrace calls the handlers with them: from the hash of
  * a filter made for that and dropped after, so that only the functions
@@ -768,22 +855,11 @@ static int kstats_trace_grp_match(struct kstats_trace *t, unsigned long **addrs,
 	struct ftrace_hash *hash;
 	struct ftrace_ops *ops;
 	unsigned long *ips = NULL, i;
-	char *glob;
 	int ret;
 
-	ops = kzalloc(sizeof(*ops), GFP_KERNEL);
-	glob = kstrdup(t->start.sym, GFP_KERNEL);
-	if (!ops || !glob) {
-		kfree(ops);
-		kfree(glob);
+	ops = kstats_trace_filter_get(t->start.sym, &hash, &ret);
+	if (!ops)
 		return -ENOMEM;
-	}
-	/* A filter of its own: the ops is never registered, nobody else sees it. */
-	ret = ftrace_set_filter(ops, glob, strlen(glob), 1);
-	kfree(glob);
-	mutex_lock(&ops->func_hash->regex_lock);
-	hash = ret ? NULL : rcu_dereference_protected(ops->func_hash->filter_hash,
-						      lockdep_is_held(&ops->func_hash->regex_lock));
 	if (ret == -EINVAL || (!ret && (!hash || !hash->count))) {
 		kstats_trace_err(t->start.sym, "%s: no function that ftrace can trace matches %s",
 				 t->name, t->start.sym);
@@ -825,10 +901,95 @@ static int kstats_trace_grp_match(struct kstats_trace *t, unsigned long **addrs,
 	*nr = n;
 	ips = NULL;
 out:
-	mutex_unlock(&ops->func_hash->regex_lock);
+	kstats_trace_filter_put(ops);
 	kvfree(ips);
-	ftrace_free_filter(ops);
-	kfree(ops);
+	return ret;
+}
+
+/*
+ * The start of the function at @ip, from the offset that sprint_symbol()
+ * writes ("SYM+0x4/0x20 [MODULE]"); 0 if no symbol holds @ip.
+ */
+static unsigned long kstats_trace_func_start(char *buf, unsigned long ip)
+{
+	unsigned long off, size;
+	char *plus;
+
+	sprint_symbol(buf, ip);
+	plus = strrchr(buf, '+');
+	if (!plus || sscanf(plus, "+%lx/%lx", &off, &size) != 2)
+		return 0;
+	return ip - off;
+}
+
+/*
+ * A function named by one symbol only, as trace_kprobe refuses a name that
+ * several symbols share, which kallsyms would resolve to the first,
+ * silently. kallsyms cannot be searched from a module: these are counted
+ * among the functions ftrace lists (where kprobes and fprobes go at a
+ * function's start), those named @p->sym, or for MODULE:SYM in that module
+ * only. When ftrace lists one, the function kprobes resolve the name to
+ * must be that one: not a notrace function of the same name.
+ */
+static int kstats_trace_unique(struct kstats_trace *t, const struct kstats_trace_point *p)
+{
+	const char *colon = strchr(p->sym, ':');
+	const char *func = colon ? colon + 1 : p->sym, *mod;
+	size_t mlen = colon ? colon - p->sym : 0;
+	struct kprobe kp = { .symbol_name = p->sym, .flags = KPROBE_FLAG_DISABLED };
+	unsigned long n = 0, nmod = 0, i, listed = 0;
+	bool unlisted = false;
+	struct ftrace_func_entry *e;
+	struct ftrace_hash *hash;
+	struct ftrace_ops *ops;
+	char *buf;
+	int ret;
+
+	if (p->tracepoint)
+		return 0;
+	buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+	ops = buf ? kstats_trace_filter_get(func, &hash, &ret) : NULL;
+	if (!ops) {
+		kfree(buf);
+		return -ENOMEM;
+	}
+	for (i = 0; hash && i < BIT(hash->size_bits); i++) {
+		hlist_for_each_entry(e, &hash->buckets[i], hlist) {
+			mod = kstats_trace_sym_mod(buf, e->ip);
+			if (colon && (!mod || strlen(mod) != mlen || strncmp(mod, p->sym, mlen)))
+				continue;
+			nmod += !!mod;
+			listed = e->ip;
+			n++;
+		}
+	}
+	kstats_trace_filter_put(ops);
+	/* -EINVAL: nothing matched; a kprobe may still go there. */
+	if (ret && ret != -EINVAL) {
+		kstats_trace_err(p->sym, "%s: ftrace cannot look %s up: %d", t->name, p->sym, ret);
+		goto out;
+	}
+	ret = 0;
+	if (n == 1 && !register_kprobe(&kp)) {
+		/* Resolved as the probe will be, but not armed. */
+		unlisted = kstats_trace_func_start(buf, (unsigned long)kp.addr) !=
+			   kstats_trace_func_start(buf, listed);
+		unregister_kprobe(&kp);
+	}
+	if (n <= 1 && !unlisted)
+		goto out;
+	ret = -EADDRNOTAVAIL;
+	if (unlisted)
+		kstats_trace_err(p->sym, "%s: %s names a function that ftrace lists and another, which kprobes take: trace fprobe:%s times the one ftrace lists",
+				 t->name, p->sym, p->sym);
+	else if (colon || !nmod)
+		kstats_trace_err(p->sym, "%s: %lu functions are named %s: trace fprobe:%s as NAME times each in its own file",
+				 t->name, n, p->sym, func);
+	else
+		kstats_trace_err(p->sym, "%s: %lu functions are named %s: MODULE:%s names the one of a module, and trace fprobe:%s as NAME times each in its own file",
+				 t->name, n, func, func, func);
+out:
+	kfree(buf);
 	return ret;
 }
 
@@ -856,8 +1017,9 @@ static int kstats_trace_grp_names(struct kstats_trace *t, const unsigned long *i
 				  unsigned int n, struct kstats_trace_grp_name **names)
 {
 	struct kstats_trace_grp_name *nm;
-	char *sym, *mod;
+	const char *mod;
 	unsigned int i, dup = 1;
+	char *sym;
 	int ret = 0;
 
 	sym = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
@@ -867,14 +1029,7 @@ static int kstats_trace_grp_names(struct kstats_trace *t, const unsigned long *i
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		sprint_symbol_no_offset(sym, ips[i]);
-		/* "SYM [MODULE]" for a function in a module. */
-		mod = strchr(sym, ' ');
-		if (mod) {
-			*mod = '\0';
-			mod += 2;
-			mod[strcspn(mod, "]")] = '\0';
-		}
+		mod = kstats_trace_sym_mod(sym, ips[i]);
 		nm[i].idx = i;
 		/* Room for "@N", N up to max_functions, in NAME_MAX. */
 		nm[i].name = kasprintf(GFP_KERNEL, "%s%s%.*s", mod ?: "", mod ? ":" : "",
@@ -1047,9 +1202,7 @@ static bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod,
 	kfree(ips);
 	/* None left, or no way to take these out: the whole group goes. */
 	if (!ips || ret || n == t->nr_funcs - t->nr_gone) {
-		ret = unregister_fprobe(&t->fp);
-		if (WARN_ONCE(ret, "kstats_trace: %s cannot be detached (%d): leaked\n",
-			      t->name, ret))
+		if (!kstats_trace_detached(t, unregister_fprobe(&t->fp)))
 			return false;
 		strscpy(t->gone, mod->name, sizeof(t->gone));
 	}
@@ -1099,6 +1252,12 @@ static bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod,
 }
 
 static int kstats_trace_grp_detach(struct kstats_trace *t)
+{
+	return 0;
+}
+
+/* Without ftrace's hash, names that several functions share are not seen. */
+static int kstats_trace_unique(struct kstats_trace *t, const struct kstats_trace_point *p)
 {
 	return 0;
 }
@@ -1240,7 +1399,8 @@ static bool kstats_trace_valid_sym(const char *sym)
 {
 	const char *c;
 
-	if (!*sym || strlen(sym) >= KSYM_NAME_LEN)
+	/* Not a number either: ftrace's filter takes one as an index. */
+	if (!*sym || strlen(sym) >= KSYM_NAME_LEN || isdigit(*sym))
 		return false;
 	for (c = sym; *c; c++)
 		if (!isalnum(*c) && *c != '_' && *c != '.' && *c != '$')
@@ -1248,19 +1408,50 @@ static bool kstats_trace_valid_sym(const char *sym)
 	return true;
 }
 
-/* kstats must not time itself: its record path would recurse. */
+/* A module's name, as MODULE:SYM gives it: @len characters of @mod. */
+static bool kstats_trace_valid_mod(const char *mod, size_t len)
+{
+	size_t i;
+
+	if (!len || len >= MODULE_NAME_LEN)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(mod[i]) && mod[i] != '_')
+			return false;
+	return true;
+}
+
+/*
+ * SYM, or MODULE:SYM for a function of a module (the form of kprobe
+ * events). kstats must not time itself: its record path would recurse.
+ */
 static int kstats_trace_check_sym(const char *sym)
 {
+	const char *colon = strchr(sym, ':');
+	const char *func = colon ? colon + 1 : sym;
+	size_t mlen = colon ? colon - sym : 0;
+
 	if (strpbrk(sym, KSTATS_TRACE_GLOB)) {
 		kstats_trace_err(sym, "'%s' is a glob: only trace fprobe:GLOB as NAME takes one",
 				 sym);
 		return -EINVAL;
 	}
-	if (!kstats_trace_valid_sym(sym)) {
+	if (str_has_prefix(sym, KSTATS_TRACE_TP)) {
+		kstats_trace_err(sym, "'%s': a tracepoint is an end of a pair, trace NAME start POINT end POINT",
+				 sym);
+		return -EINVAL;
+	}
+	if (colon && !kstats_trace_valid_mod(sym, mlen)) {
+		kstats_trace_err(sym, "invalid module name in '%s': MODULE:SYMBOL, with '_' where the module's file has '-'",
+				 sym);
+		return -EINVAL;
+	}
+	if (!kstats_trace_valid_sym(func)) {
 		kstats_trace_err(sym, "invalid symbol '%s'", sym);
 		return -EINVAL;
 	}
-	if (str_has_prefix(sym, "kstats_")) {
+	if (str_has_prefix(func, "kstats_") ||
+	    (colon && mlen == strlen(KBUILD_MODNAME) && !strncmp(sym, KBUILD_MODNAME, mlen))) {
 		kstats_trace_err(sym, "%s: kstats cannot trace itself", sym);
 		return -EPERM;
 	}
@@ -1279,9 +1470,12 @@ static int kstats_trace_check_glob(const char *glob)
 			return -EINVAL;
 		}
 	}
-	if (!strpbrk(glob, KSTATS_TRACE_GLOB) || glob[0] == '!' ||
-	    strlen(glob) >= KSYM_NAME_LEN) {
-		kstats_trace_err(glob, "invalid glob '%s': 'as NAME' is for a glob, such as vfs_*",
+	/*
+	 * A name without a glob's characters is a group too: of the
+	 * functions that share it, each in its own file.
+	 */
+	if (glob[0] == '!' || isdigit(glob[0]) || strlen(glob) >= KSYM_NAME_LEN) {
+		kstats_trace_err(glob, "invalid glob '%s': a glob of function names, such as vfs_*",
 				 glob);
 		return -EINVAL;
 	}
@@ -1555,19 +1749,24 @@ static struct kstats_trace *kstats_trace_find(const char *name)
 }
 
 /*
- * Detaches @t unless its module's going did. Returns false if the
- * mechanism refused: a handler may still run, so @t is not to be freed
- * (it is leaked, with a warning).
+ * The mechanism's detach: the KUnit suite makes it fail, as it would once
+ * ftrace has shut itself down, with kunit_activate_static_stub().
  */
+VISIBLE_IF_KUNIT int kstats_trace_detach_mode(struct kstats_trace *t)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	KUNIT_STATIC_STUB_REDIRECT(kstats_trace_detach_mode, t);
+#endif
+	return kstats_trace_mode_ops[t->mode].detach(t);
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_trace_detach_mode);
+
+/* Detaches @t unless its module's going did; see kstats_trace_detached(). */
 static bool kstats_trace_detach(struct kstats_trace *t)
 {
-	int ret;
-
 	if (t->gone[0])
-		return true;
-	ret = kstats_trace_mode_ops[t->mode].detach(t);
-	WARN_ONCE(ret, "kstats_trace: %s cannot be detached (%d): leaked\n", t->name, ret);
-	return !ret;
+		return kstats_trace_detached(t, 0);
+	return kstats_trace_detached(t, kstats_trace_detach_mode(t));
 }
 
 static void kstats_trace_free(struct kstats_trace *t)
@@ -1649,6 +1848,27 @@ static void kstats_trace_point_init(struct kstats_trace_point *p,
 	p->tracepoint = where->tracepoint;
 }
 
+/*
+ * The module of a point's code, for the listing (left out without memory).
+ * Under kstats_trace_mutex, which the module notifier takes: the module
+ * cannot be gone yet.
+ */
+static void kstats_trace_point_mod(struct kstats_trace_point *p)
+{
+	const char *mod;
+	char *buf;
+
+	if (!p->addr)
+		return;
+	buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+	if (!buf)
+		return;
+	mod = kstats_trace_sym_mod(buf, p->addr);
+	if (mod)
+		strscpy(p->mod, mod, sizeof(p->mod));
+	kfree(buf);
+}
+
 static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 {
 	struct kstats_trace *t;
@@ -1691,6 +1911,12 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 	/* A group makes its metrics once it knows how many functions it has. */
 	if (t->mode == KSTATS_TRACE_GROUP)
 		goto attach;
+	/* Before anything is made: a refused name leaves no file behind. */
+	ret = kstats_trace_unique(t, &t->start);
+	if (!ret && t->mode == KSTATS_TRACE_PAIR)
+		ret = kstats_trace_unique(t, &t->end);
+	if (ret)
+		goto fail;
 	ret = kstats_trace_budget(t, kstats_trace_metric_memory(cmd->gap ? 2 : 1, t->bits),
 				  "the trace");
 	if (ret)
@@ -1721,6 +1947,8 @@ attach:
 	ret = kstats_trace_mode_ops[t->mode].attach(t);
 	if (ret)
 		goto fail;
+	kstats_trace_point_mod(&t->start);
+	kstats_trace_point_mod(&t->end);
 	list_add_tail(&t->node, &kstats_trace_list);
 	return 0;
 fail:
@@ -1738,9 +1966,13 @@ static int kstats_trace_remove(const char *name)
 		kstats_trace_err(name, "remove %s: not traced", name);
 		return -ENOENT;
 	}
+	if (!kstats_trace_detach(t)) {
+		kstats_trace_err(name, "remove %s: cannot be detached: %d; it stays, listed as stuck, with kstats_trace pinned, until a remove detaches it",
+				 name, t->stuck);
+		return -EBUSY;
+	}
 	list_del(&t->node);
-	if (kstats_trace_detach(t))
-		kstats_trace_free(t);
+	kstats_trace_free(t);
 	return 0;
 }
 
@@ -1756,10 +1988,12 @@ static int kstats_trace_remove(const char *name)
  * Context: process context; takes kstats_trace_mutex, may sleep.
  * Return: 0, or the errors of kstats_trace_parse(), -E2BIG for a command
  * longer than KSTATS_TRACE_LINE_MAX, -ENOENT for an unknown symbol,
- * tracepoint, cgroup or name to remove, -ESRCH for a pid that is no
+ * tracepoint, cgroup or name to remove, -EADDRNOTAVAIL for a name that
+ * several functions share, -ESRCH for a pid that is no
  * process, -EOPNOTSUPP for a cgroup without CONFIG_CGROUPS, -EEXIST for a
- * name in use, -ENOMEM, or the error of the probe's registration; a
- * warning says what was wrong.
+ * name in use, -ENOMEM, the error of the probe's registration, or -EBUSY
+ * for the remove of a trace whose detach failed (it stays, listed as
+ * stuck); a warning says what was wrong.
  */
 VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 {
@@ -1836,7 +2070,10 @@ static int kstats_trace_module_notify(struct notifier_block *nb,
 	}
 	list_for_each_entry(t, &kstats_trace_list, node) {
 		if (t->mode == KSTATS_TRACE_GROUP && !t->gone[0]) {
-			if (kstats_trace_grp_going(t, mod, within) && t->gone[0])
+			if (!kstats_trace_grp_going(t, mod, within))
+				pr_warn("%s: cannot be detached as module %s goes: %d; it stays, listed as stuck, with kstats_trace pinned, until a remove detaches it\n",
+					t->name, mod->name, t->stuck);
+			else if (t->gone[0])
 				pr_info("%s: detached: the functions left in the group were of module %s; the metrics stay until 'remove %s'\n",
 					t->name, mod->name, t->name);
 			continue;
@@ -1844,8 +2081,11 @@ static int kstats_trace_module_notify(struct notifier_block *nb,
 		if (t->gone[0] || !(within(t->start.addr, mod) ||
 				    within(t->end.addr, mod)))
 			continue;
-		if (!kstats_trace_detach(t))
+		if (!kstats_trace_detach(t)) {
+			pr_warn("%s: cannot be detached as module %s goes: %d; it stays, listed as stuck, with kstats_trace pinned, until a remove detaches it\n",
+				t->name, mod->name, t->stuck);
 			continue;
+		}
 		strscpy(t->gone, mod->name, sizeof(t->gone));
 		pr_info("%s: detached: %s of module %s freed; the metrics stay until 'remove %s'\n",
 			t->name, state == MODULE_STATE_LIVE ? "init code" : "code",
@@ -1898,20 +2138,26 @@ static unsigned long kstats_trace_missed(struct kstats_trace *t)
 	       kstats_trace_mode_ops[t->mode].missed(t);
 }
 
+/* A point as a command gives it, MODULE:SYM for a module's code, and @tail. */
 static void kstats_trace_show_point(struct seq_file *m, const char *what,
-				    const struct kstats_trace_point *p)
+				    const struct kstats_trace_point *p, const char *tail)
 {
-	seq_printf(m, " %s %s%s", what, p->tracepoint ? KSTATS_TRACE_TP : "",
-		   p->sym);
+	seq_printf(m, " %s %s", what, p->tracepoint ? KSTATS_TRACE_TP : "");
+	if (p->mod[0] && !strchr(p->sym, ':'))
+		seq_printf(m, "%s:", p->mod);
+	seq_puts(m, p->sym);
 	if (p->offset)
 		seq_printf(m, "+%u", p->offset);
+	seq_puts(m, tail);
 }
 
 /* The commands, shown when there is no trace to list. */
 static const char kstats_trace_usage[] =
 	"# trace [pcpu:|fprobe:]FUNC [OPTIONS]    time FUNC from entry to return\n"
 	"# trace NAME start POINT end POINT [OPTIONS]\n"
-	"#     time the code between two points: SYM[+OFF], or tp:TRACEPOINT\n"
+	"#     time the code between two points: FUNC[+OFF], or tp:TRACEPOINT\n"
+	"#     FUNC: a symbol, or MODULE:SYMBOL for a module's; a name that\n"
+	"#     several functions share is refused\n"
 	"# trace fprobe:GLOB as NAME [OPTIONS]     time every function GLOB matches,\n"
 	"#     each into kstats/NAME/FUNCTION\n"
 	"#     OPTIONS: bits N (resolution, 0..8), pid N (one process only),\n"
@@ -1921,8 +2167,9 @@ static const char kstats_trace_usage[] =
 	"# Each trace is listed here, as\n"
 	"# name NAME mode MODE start POINT end POINT bits N samples N missed N\n"
 	"#     memory BYTES [gap GAP-NAME] [pid N] [cgroup PATH] [gone MODULE]\n"
+	"#     [stuck ERRNO]\n"
 	"# name NAME mode group glob GLOB functions N bits N samples N missed N\n"
-	"#     memory BYTES [pid N] [cgroup PATH] [gone MODULE,...]\n"
+	"#     memory BYTES [pid N] [cgroup PATH] [gone MODULE,...] [stuck ERRNO]\n"
 	"# and timed into kstats/NAME and, with gap, kstats/GAP-NAME; see\n"
 	"# error_log for why a command failed.\n";
 
@@ -1950,6 +2197,8 @@ static void kstats_trace_show_group(struct seq_file *m, struct kstats_trace *t)
 	kstats_trace_show_filters(m, t);
 	if (t->gone_mods)
 		seq_printf(m, " gone %s", t->gone_mods);
+	if (t->stuck)
+		seq_printf(m, " stuck %d", t->stuck);
 	seq_putc(m, '\n');
 }
 
@@ -1968,11 +2217,11 @@ static int kstats_trace_show(struct seq_file *m, void *v)
 		}
 		seq_printf(m, "name %s mode %s", t->name,
 			   kstats_trace_mode_ops[t->mode].name);
-		kstats_trace_show_point(m, "start", &t->start);
+		kstats_trace_show_point(m, "start", &t->start, "");
 		if (t->mode == KSTATS_TRACE_PAIR)
-			kstats_trace_show_point(m, "end", &t->end);
+			kstats_trace_show_point(m, "end", &t->end, "");
 		else
-			seq_printf(m, " end %s%%return", t->start.sym);
+			kstats_trace_show_point(m, "end", &t->start, "%return");
 		seq_printf(m, " bits %u samples %llu missed %lu memory %zu", t->bits,
 			   kstats_count(t->ks), kstats_trace_missed(t), t->memory);
 		if (t->gap)
@@ -1980,6 +2229,8 @@ static int kstats_trace_show(struct seq_file *m, void *v)
 		kstats_trace_show_filters(m, t);
 		if (t->gone[0])
 			seq_printf(m, " gone %s", t->gone);
+		if (t->stuck)
+			seq_printf(m, " stuck %d", t->stuck);
 		seq_putc(m, '\n');
 	}
 	mutex_unlock(&kstats_trace_mutex);
@@ -2089,14 +2340,18 @@ static int __init kstats_trace_init(void)
 static void __exit kstats_trace_exit(void)
 {
 	struct kstats_trace *t, *tmp;
+	int ret;
 
 	/* No command can start once the files are gone. */
 	debugfs_remove(kstats_trace_error_log);
 	debugfs_remove(kstats_trace_control);
 	mutex_lock(&kstats_trace_mutex);
+	/* None is stuck: a stuck trace pins this module. */
 	list_for_each_entry_safe(t, tmp, &kstats_trace_list, node) {
 		list_del(&t->node);
-		if (kstats_trace_detach(t))
+		ret = t->gone[0] ? 0 : kstats_trace_detach_mode(t);
+		if (!WARN_ONCE(ret, "kstats_trace: %s cannot be detached (%d): leaked\n",
+			       t->name, ret))
 			kstats_trace_free(t);
 	}
 	mutex_unlock(&kstats_trace_mutex);

@@ -71,9 +71,12 @@ static __always_inline bool kstats_trace_elapsed(u64 start, u64 now, u64 *ns)
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
+struct kstats_trace;
+
 /* Visible to the KUnit suite only (VISIBLE_IF_KUNIT). */
 int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd);
 int kstats_trace_exec(const char *buf, size_t len);
+int kstats_trace_detach_mode(struct kstats_trace *t);
 #endif
 
 #endif /* _KERNEL_TRACE_KSTATS_TRACE_H */

@@ -5,19 +5,22 @@
  * kernel (this needs kprobes: run it in a VM, not in UML).
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/kstats.h>
-#include <linux/kstats_kunit.h>
 #include <linux/kthread.h>
 #include <linux/limits.h>
+#include <linux/module.h>
 #include <linux/pid.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "../../lib/kstats_kunit.h"
 #include "kstats_trace.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
@@ -156,12 +159,31 @@ static const struct kstats_trace_test_parse kstats_trace_test_lines[] = {
 	BAD("trace vfs_*", -EINVAL),
 	BAD("trace vfs_* as v", -EINVAL),
 	BAD("trace pcpu:vfs_* as v", -EINVAL),
-	BAD("trace fprobe:vfs_read as v", -EINVAL),
+	/* A name is a group too: of the functions that share it. */
+	GOOD("trace fprobe:vfs_read as v", KSTATS_TRACE_ADD, KSTATS_TRACE_GROUP, "v",
+	     "vfs_read", 0, false, NULL, 0, false, 1),
+	BAD("trace fprobe:123 as v", -EINVAL),
+	BAD("trace fprobe:1* as v", -EINVAL),
 	BAD("trace fprobe:!vfs_* as v", -EINVAL),
 	BAD("trace fprobe:vfs/* as v", -EINVAL),
 	BAD("trace fprobe:vfs_* as", -EINVAL),
 	BAD("trace fprobe:vfs_* is v", -EINVAL),
 	BAD("trace n start vfs_* end b", -EINVAL),
+	/* MODULE:SYMBOL, as kprobe events take it. */
+	FUNC("trace kstats_bench:foo", KRETPROBE, "kstats_bench:foo", 3),
+	FUNC("trace fprobe:mod_x:foo.isra.0 bits 2", FPROBE, "mod_x:foo.isra.0", 2),
+	BAD("trace mod-x:foo", -EINVAL),
+	BAD("trace tp:foo", -EINVAL),
+	BAD("trace fprobe:tp:foo", -EINVAL),
+	GOOD("trace n start m:a+4 end b", KSTATS_TRACE_ADD, KSTATS_TRACE_PAIR,
+	     "n", "m:a", 4, false, "b", 0, false, 3),
+	BAD("trace :foo", -EINVAL),
+	BAD("trace a/b:foo", -EINVAL),
+	BAD("trace mod:", -EINVAL),
+	BAD("trace m:a:b", -EINVAL),
+	BAD("trace 123", -EINVAL),
+	BAD("trace kstats_trace:foo", -EPERM),
+	BAD("trace kstats_bench:kstats_record", -EPERM),
 	BAD("trace kstats_record", -EPERM),
 	BAD("trace fprobe:kstats_new", -EPERM),
 	BAD("trace pcpu:kstats_trace_exec", -EPERM),
@@ -746,6 +768,82 @@ static void kstats_trace_test_group(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, "kunit_grp"), -1);
 }
 
+static int kstats_trace_test_no_detach(struct kstats_trace *t)
+{
+	return -ENODEV;
+}
+
+/* A stuck trace left by a failed assertion: removed (the stub is gone). */
+static void kstats_trace_test_unstick(void *unused)
+{
+	kstats_trace_test_exec("remove kstrace_test_fn");
+}
+
+/*
+ * The references on kstats_trace, the owner of _control's file operations:
+ * -1 when it is built in. An fput() from a kernel thread, such as the
+ * test's, releases the file later: flushed first.
+ */
+static int kstats_trace_test_refs(struct module *mod)
+{
+#ifdef CONFIG_MODULE_UNLOAD
+	if (mod) {
+		flush_delayed_fput();
+		return module_refcount(mod);
+	}
+#endif
+	return -1;
+}
+
+/*
+ * A trace whose detach fails, as unregister_fprobe() does once ftrace has
+ * shut itself down: it stays, listed as stuck with the error, and pins
+ * kstats_trace, whose code its handlers may run; remove says EBUSY, and a
+ * later remove that detaches it frees it and unpins. The failure is a
+ * static stub: the kretprobe stays registered meanwhile.
+ */
+static void kstats_trace_test_stuck(struct kunit *test)
+{
+	const char *fn = "kstrace_test_fn";
+	struct file *ctl;
+	struct module *mod;
+	unsigned int i;
+	int refs;
+	char *text;
+
+	ctl = kstats_kunit_open("_control", O_RDONLY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctl));
+	mod = ctl->f_op->owner;
+	fput(ctl);
+	refs = kstats_trace_test_refs(mod);
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn"), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kstats_trace_test_unstick, NULL), 0);
+	kunit_activate_static_stub(test, kstats_trace_detach_mode, kstats_trace_test_no_detach);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), -EBUSY);
+	/* A second refusal pins once, not twice. */
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), -EBUSY);
+	if (refs >= 0)
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_refs(mod), refs + 1);
+	text = kstats_trace_test_file(test, "_control");
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "name kstrace_test_fn mode kretprobe "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, " stuck -19\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_file(test, "error_log"),
+					   "remove kstrace_test_fn: cannot be detached: -19;"));
+	/* Still attached: every call counts. */
+	for (i = 0; i < 5; i++)
+		kstrace_test_fn(i);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, fn), 5);
+
+	kunit_deactivate_static_stub(test, kstats_trace_detach_mode);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), 0);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, fn), -1);
+	if (refs >= 0)
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_refs(mod), refs);
+	ctl = kstats_kunit_open("error_log", O_WRONLY | O_TRUNC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctl));
+	fput(ctl);
+}
+
 static struct kunit_case kstats_trace_test_cases[] = {
 	KUNIT_CASE_PARAM(kstats_trace_test_parse, kstats_trace_test_lines_gen_params),
 	KUNIT_CASE(kstats_trace_test_count),
@@ -758,6 +856,7 @@ static struct kunit_case kstats_trace_test_cases[] = {
 	KUNIT_CASE(kstats_trace_test_usage),
 	KUNIT_CASE(kstats_trace_test_elapsed),
 	KUNIT_CASE(kstats_trace_test_group),
+	KUNIT_CASE(kstats_trace_test_stuck),
 	{}
 };
 

@@ -911,9 +911,9 @@ static ssize_t cost_show(struct kobject *kobj, struct kobj_attribute *attr, char
 /*
  * Functions of a module for the selftest of kstats_trace's groups (the
  * glob ksgrp_*): writing N to group_calls calls the first N times and the
- * second 2N times.
+ * second 2N times (and ksdup_call, below, N times).
  */
-static unsigned long ksgrp_calls[2];
+static unsigned long ksgrp_calls[2], ksdup_calls;
 
 /* Each with an effect of its own, so that the compiler keeps both. */
 static noinline void ksgrp_bench_a(void)
@@ -924,6 +924,15 @@ static noinline void ksgrp_bench_a(void)
 static noinline void ksgrp_bench_b(void)
 {
 	WRITE_ONCE(ksgrp_calls[1], ksgrp_calls[1] + 1);
+}
+
+/*
+ * A name that kstats_sample has too, for the selftest of MODULE:SYMBOL:
+ * called once per group_calls round.
+ */
+static noinline void ksdup_call(void)
+{
+	WRITE_ONCE(ksdup_calls, ksdup_calls + 1);
 }
 
 static ssize_t group_calls_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -937,6 +946,7 @@ static ssize_t group_calls_store(struct kobject *kobj, struct kobj_attribute *at
 		ksgrp_bench_a();
 		ksgrp_bench_b();
 		ksgrp_bench_b();
+		ksdup_call();
 		cond_resched();
 	}
 	return count;

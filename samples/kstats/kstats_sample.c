@@ -16,6 +16,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/kstats.h>
@@ -68,6 +69,17 @@ static noinline void ksgrp_sample(void)
 	kstats_record(ks, t1 - t0);
 }
 
+/*
+ * A name that kstats_bench has too, so that the selftest of kstats_trace's
+ * MODULE:SYMBOL has two functions of that name: called once per batch.
+ */
+static atomic_long_t sample_batches;
+
+static noinline void ksdup_call(void)
+{
+	atomic_long_inc(&sample_batches);
+}
+
 static int sample_thread_fn(void *arg)
 {
 	/* Work in batches of a millisecond's worth of pairs. */
@@ -77,6 +89,7 @@ static int sample_thread_fn(void *arg)
 	while (!kthread_should_stop()) {
 		for (i = 0; i < batch; i++)
 			ksgrp_sample();
+		ksdup_call();
 		usleep_range(sleep_us, sleep_us + sleep_us / 8 + 1);
 	}
 	return 0;

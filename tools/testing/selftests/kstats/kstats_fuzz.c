@@ -74,7 +74,7 @@ static const struct {
 } errnos[] = {
 	{ EINVAL, "EINVAL" }, { ENOENT, "ENOENT" }, { EEXIST, "EEXIST" },
 	{ ERANGE, "ERANGE" }, { E2BIG, "E2BIG" }, { EPERM, "EPERM" },
-	{ EOPNOTSUPP, "EOPNOTSUPP" }, { ENOSPC, "ENOSPC" },
+	{ EOPNOTSUPP, "EOPNOTSUPP" }, { ENOSPC, "ENOSPC" }, { EADDRNOTAVAIL, "EADDRNOTAVAIL" },
 };
 
 #define NR_ERRNOS	ARRAY_SIZE(errnos)

@@ -4,8 +4,8 @@
  * suites of kstats' users: the files of /sys/kernel/debug/kstats, opened
  * and read as user space does.
  */
-#ifndef _LINUX_KSTATS_KUNIT_H
-#define _LINUX_KSTATS_KUNIT_H
+#ifndef _LIB_KSTATS_KUNIT_H
+#define _LIB_KSTATS_KUNIT_H
 
 struct file;
 struct kunit;
@@ -13,4 +13,4 @@ struct kunit;
 struct file *kstats_kunit_open(const char *name, int flags);
 char *kstats_kunit_read(struct kunit *test, const char *name);
 
-#endif /* _LINUX_KSTATS_KUNIT_H */
+#endif /* _LIB_KSTATS_KUNIT_H */
