@@ -550,6 +550,21 @@ for series in 6.12 6.1; do
 			echo 'did not finish')"
 	expect_verdicts "$LOGS/stock-$series.log" "Debian's $series kernel" \
 		"modules built against" "dkms build for" "kstats trace under lockdown"
+	# The self-test of the log check on Debian's kernel: the WARN that
+	# harness/guest-stock.sh injected, as the failure that names it.
+	got=$(awk -F '\t' -v p="FAIL: kernel report (WARNING) on " \
+		'$1 == "KSTATS_FAULT_REPORT WARNING" && index($2, p) == 1 { print $2; exit }' \
+		"$LOGS/stock-$series.log")
+	if [ -n "$got" ]; then
+		pass "self-test on Debian's $series kernel: an injected WARN is \"${got%%\[*}...${got#*\] }\""
+	else
+		fail "self-test on Debian's $series kernel: an injected WARN is not seen"
+	fi
+	other=$(awk -F '\t' -v p="FAIL: kernel report (WARNING) on " \
+		'/^KSTATS_FAULT_REPORT / && !($1 == "KSTATS_FAULT_REPORT WARNING" && index($2, p) == 1) {
+			print $2 }' "$LOGS/stock-$series.log")
+	[ -z "$other" ] ||
+		fail "self-test on Debian's $series kernel: while injecting a WARN, other reports: $other"
 	if grep -q '^KSTATS_SELFTEST_BEGIN' "$LOGS/stock-$series.log"; then
 		grep -E '^(not ok|stock kernel)' "$LOGS/stock-$series.log" || true
 		count_selftests "$LOGS/stock-$series.log" " on Debian's $series kernel"

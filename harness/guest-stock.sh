@@ -11,6 +11,17 @@ for t in /root/kstats_*test.sh; do
 	echo "KSTATS_SELFTEST_END $(basename "$t")"
 done
 
+# The self-test of the log check on this kernel (harness/check.sh): a WARN
+# as a distribution kernel prints it, without panic_on_warn, must become a
+# failure that names it. Before lockdown, which refuses unsigned modules.
+D=$(awk '$3 == "debugfs" { print $2; exit }' /proc/mounts)
+if [ -e /root/kstats_faults.ko ] && [ -n "$D" ]; then
+	echo "kstats-selftest: fault WARNING" > /dev/kmsg
+	insmod /root/kstats_faults.ko && echo warn > "$D/kstats_faults" &&
+		rmmod kstats_faults || rc=1
+	echo "kstats-selftest: faults end" > /dev/kmsg
+fi
+
 # Last, for it cannot be undone: kernel lockdown, which Secure Boot
 # brings on distribution kernels, closes debugfs to writes, and kstats
 # trace says so. The module is loaded first (lockdown refuses unsigned

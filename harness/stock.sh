@@ -38,9 +38,21 @@ for series in "$@"; do
 	depmod -b "$mods" "$release"
 	gcc -static -O2 -Wall -Wextra -Werror -o "$WORK/kstats_helper" \
 		"$sel/kstats/kstats_helper.c" && static_kstats "$WORK"
+	# The self-test of the log check on this kernel: the module of the
+	# injected reports (harness/faults), for a WARN as Debian's kernels
+	# print it (harness/guest-stock.sh).
+	faults=$WORK/faults-$release
+	rm -rf "$faults" && cp -r "$HARNESS/faults" "$faults"
+	if ! make -C "/usr/src/linux-headers-$release" M="$faults" modules \
+		> "$faults.log" 2>&1; then
+		tail -n 20 "$faults.log"
+		echo "FAIL: build harness/faults/kstats_faults.ko for $release"
+		rc=1
+	fi
 	VM_KERNEL=/boot/vmlinuz-$release VM_MODULES=$mods VM_CONSOLE=$WORK/console-$release.log \
 		"$HARNESS/vm.sh" run "$HARNESS/guest-stock.sh" "$sel"/kstats/*.sh \
 		"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
-		"$WORK/kstats_helper" "$WORK/kstats" || rc=1
+		"$WORK/kstats_helper" "$WORK/kstats" $(ls "$faults"/kstats_faults.ko 2>/dev/null) ||
+		rc=1
 done
 exit $rc
