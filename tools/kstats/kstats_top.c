@@ -617,8 +617,6 @@ static struct row **top_sorted(struct top *t, size_t *n)
 	return v;
 }
 
-static const char * const unit_names[] = { "ns", "us", "ms", "s" };
-
 /* A value: plain, or with -u, scaled with its unit, no blank in between. */
 static const char *fmt_value(char *buf, size_t n, double v)
 {
