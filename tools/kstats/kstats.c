@@ -107,7 +107,7 @@ static void report(const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-static void parse_pcts(const char *list)
+void parse_pcts(const char *list)
 {
 	char *copy = strdup(list), *t, *save = NULL, *end;
 
@@ -187,7 +187,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ }
 	};
-	int c, mode_diff = 0, mode_cmp = 0, mode_merge = 0, trace = 0, pcts = 0, ret;
+	int c, mode_diff = 0, mode_cmp = 0, mode_merge = 0, trace = 0, ret;
 	int le_bits = 0;
 	unsigned int outs = 0;	/* the output formats given, by bit */
 	const char *spec = NULL, *label;
@@ -235,7 +235,7 @@ int main(int argc, char **argv)
 		case 'p':
 		case O_PCTS:
 			parse_pcts(optarg);
-			pcts = 1;
+			opt.pcts = 1;
 			break;
 		case 'b':
 			opt.bits = strtol(optarg, &end, 10);
@@ -380,7 +380,7 @@ int main(int argc, char **argv)
 		usage_error("--per-cpu: not with --json, which has every CPU under \"cpus\"");
 	if (opt.cpu >= 0 && opt.out == OUT_OPENMETRICS)
 		usage_error("--cpu: not with --openmetrics (--per-cpu: a series per CPU)");
-	if (pcts && (opt.out == OUT_CSV || opt.out == OUT_OPENMETRICS))
+	if (opt.pcts && (opt.out == OUT_CSV || opt.out == OUT_OPENMETRICS))
 		usage_error("--percentiles: not with %s, whose rows are the slots",
 			    opt.out == OUT_CSV ? "--csv" : "--openmetrics");
 	if (opt.human && opt.out == OUT_CSV)
@@ -410,7 +410,7 @@ int main(int argc, char **argv)
 		usage_error("--openmetrics: standard input has no name for the metric label: %s",
 			    "give it with --name NAME");
 	/* A line of vmstat's width: the usual three percentiles. */
-	if (opt.rows && !pcts)
+	if (opt.rows && !opt.pcts)
 		parse_pcts("50,90,99");
 	if (opt.outfile)
 		out_begin(opt.outfile);

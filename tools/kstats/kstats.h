@@ -31,6 +31,7 @@ enum kstats_out { OUT_SUMMARY, OUT_HIST, OUT_JSON, OUT_CSV, OUT_OPENMETRICS };
 struct kstats_opt {
 	double pct[MAX_PCTS];
 	int npct;
+	int pcts;		/* -p given: also the columns of a group's table */
 	int bits;		/* --bits, or -1 */
 	long cpu;		/* --cpu, or -1 */
 	int per_cpu;
@@ -57,6 +58,8 @@ _Noreturn void kstats_usage_error(const char *fmt, ...);
 #define usage_error kstats_usage_error
 /* --bits, or -1. */
 int kstats_bits(void);
+/* -p LIST, into opt.pct */
+void parse_pcts(const char *list);
 
 /* kstats_input.c: the inputs */
 /* The debugfs mount point (malloc()ed), or NULL if not mounted. */
