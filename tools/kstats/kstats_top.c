@@ -100,7 +100,8 @@ struct row {
 	unsigned long seen;	/* the read that last listed it */
 	/* The samples between the last two reads. */
 	uint64_t n;
-	double total, max;
+	uint64_t max;		/* the upper bound of the largest sample's slot */
+	double total;
 	double pct[MAX_PCTS];	/* of the columns (table_pcts()) */
 };
 
@@ -552,7 +553,7 @@ static void row_interval(struct row *r)
 
 		while (k--)
 			r->pct[k] = kstats_percentile(&d, r->n, pcts[k]);
-		r->max = d.sum[last] / d.count[last];
+		r->max = ks_slot_max(last, bits);
 	}
 }
 
@@ -682,6 +683,22 @@ static const char *fmt_value(char *buf, size_t n, double v)
 	return buf;
 }
 
+/*
+ * An upper bound, max<=: exact, or with -u rounded up to 3 significant
+ * digits (as kstats's summary has it), so that it holds; no blank before
+ * the unit, as fmt_value().
+ */
+static const char *fmt_bound(char *buf, size_t n, uint64_t v)
+{
+	char *blank;
+
+	fmt_hi(buf, n, v);
+	blank = strchr(buf, ' ');
+	if (blank)
+		memmove(blank, blank + 1, strlen(blank));
+	return buf;
+}
+
 /* The width of the columns after the name, with their blanks. */
 static int cols_w(void)
 {
@@ -705,7 +722,7 @@ static void table_head(char *buf, size_t n, int w)
 		k += snprintf(buf + k, n - k, " %10s", col);
 	}
 	if (k >= 0 && (size_t)k < n)
-		snprintf(buf + k, n - k, " %10s %12s", "max", "total");
+		snprintf(buf + k, n - k, " %10s %12s", "max<=", "total");
 }
 
 /*
@@ -724,11 +741,11 @@ static void table_row(char *buf, size_t n, const struct row *r, const char *name
 	k = snprintf(buf, n, "%-*s %10llu %10s", w, name, (unsigned long long)r->n, rate);
 	/* No samples: no percentile, maximum or total. */
 	for (i = 0; i < npct + 2 && k >= 0 && (size_t)k < n; i++) {
-		double x = i < npct ? r->pct[i] : i == npct ? r->max : r->total;
-
 		snprintf(v, sizeof(v), "%s", "-");
-		if (r->n)
-			fmt_value(v, sizeof(v), x);
+		if (r->n && i == npct)
+			fmt_bound(v, sizeof(v), r->max);
+		else if (r->n)
+			fmt_value(v, sizeof(v), i < npct ? r->pct[i] : r->total);
 		k += snprintf(buf + k, n - k, i == npct + 1 ? " %12s" : " %10s", v);
 	}
 }
@@ -958,10 +975,10 @@ static const char top_help[] =
 "The functions of group NAME (kstats trace 'GLOB', or trace fprobe:GLOB as\n"
 "NAME written to kstats/_control), or the metric NAME, or without NAME every\n"
 "metric and every function of every group, with the samples of the last\n"
-"interval: count, rate, p50, p99 (the means of their slots, or -p), max and\n"
-"total (the sum of the values). Keys on a terminal: t total, p p99 (the last\n"
-"percentile), c count, n name (the sort), q quit. Into a pipe: a table per\n"
-"interval.\n"
+"interval: count, rate, p50, p99 (the means of their slots, or -p), max<=\n"
+"(an upper bound: that of the slot of the largest sample) and total (the sum\n"
+"of the values). Keys on a terminal: t total, p p99 (the last percentile), c\n"
+"count, n name (the sort), q quit. Into a pipe: a table per interval.\n"
 "\n"
 "  -i, --interval SECS  refresh every SECS seconds (default 1)\n"
 "  -n, --lines N        show N rows at most (default: the terminal's height,\n"

@@ -45,16 +45,18 @@ def rank(q, n):
     return min(max(math.ceil(q / 100 * n), 1), n)
 
 
-def expect_row(values, secs=None):
+def expect_row(values, secs=None, bits=BITS):
     """What a row of the table must show for VALUES, the samples of the
-    interval: count, and the slots that hold p50, p99 and max."""
+    interval: count, the slots that hold p50 and p99 (of frac_bits BITS,
+    as coarse as the input's or coarser), and the upper bound of the slot
+    of the largest sample, max<= (at BITS, the input's)."""
     v = sorted(values)
     n = len(v)
     if not n:
         return {'n': 0}
     return {'n': n, 'p50': gen.slot_of(v[rank(50, n) - 1], BITS),
             'p99': gen.slot_of(v[rank(99, n) - 1], BITS),
-            'max': gen.slot_of(v[-1], BITS), 'total': sum(v),
+            'max': gen.slot_max(gen.slot_of(v[-1], bits), bits), 'total': sum(v),
             'rate': n / secs if secs else None, 'secs': secs}
 
 
@@ -84,16 +86,19 @@ def parse_tables(out):
 
 
 def row_ok(w, want):
-    """A row's words (function count rate p50 p99 max total) against WANT
-    (expect_row()); '' if right, else what is wrong."""
+    """A row's words (function count rate p50 p99 max<= total) against
+    WANT (expect_row()); '' if right, else what is wrong."""
     if int(w[1]) != want['n']:
         return 'count %s, not %d' % (w[1], want['n'])
     if not want['n']:
         return '' if w[3:] == ['-'] * 4 else 'no samples, but %s' % w[3:]
     bad = []
-    for i, k in ((3, 'p50'), (4, 'p99'), (5, 'max')):
+    for i, k in ((3, 'p50'), (4, 'p99')):
         if gen.slot_of(int(w[i]), BITS) != want[k]:
             bad.append('%s %s not in slot %d' % (k, w[i], want[k]))
+    # max<=: a bound that holds, as a metric's summary has it.
+    if int(w[5]) != want['max']:
+        bad.append('max<= %s, not %d' % (w[5], want['max']))
     if abs(int(w[6]) - want['total']) > want.get('tol', 0) + 1:
         bad.append('total %s, not %d +- %g' % (w[6], want['total'], want.get('tol', 0)))
     # The seconds of the header are printed to the millisecond.
@@ -298,7 +303,8 @@ def test_top_all(rng):
     rows = {w[0]: w for w in tables[0][1]} if tables else {}
     ok = rc == 0 and not fed and set(rows) == {'softirq', 'grp/f1', 'grp/f2'}
     ok = ok and tables[0][0][4:8] == ['dir', d, 'metrics', '3']
-    why = row_ok(rows['softirq'], dict(expect_row(values[1000:1800] + values[1200:1500]),
+    why = row_ok(rows['softirq'], dict(expect_row(values[1000:1800] + values[1200:1500],
+                                                  bits=3),
                                        tol=total_tolerance(flat(old), flat(new)))) \
         if ok else 'rows'
     # The group's _summary did not change: nothing in the interval.
@@ -312,7 +318,7 @@ def test_top_all(rng):
     tables = parse_tables(out)
     ok = rc == 0 and not fed and len(tables) == 1 and len(tables[0][1]) == 1
     H.check('top METRIC: one row; a metric without CPUS lines is read from its CPU lines',
-            ok and not row_ok(tables[0][1][0], dict(expect_row(flat(new)),
+            ok and not row_ok(tables[0][1][0], dict(expect_row(flat(new), bits=3),
                                                     tol=total_tolerance(flat(new)))),
             (out, err, fed))
     rc, out, err, fed = fed_run(['top', '--dir', d, 'softirq', '-i', '0.05', '-c', '1'],
@@ -750,7 +756,7 @@ def pct_cols_ok(out, funcs, pcts):
     """A table whose columns after rate/s are p of PCTS, each in the slot
     of the true percentile of each function: '' if so, else what is wrong."""
     lines = out.splitlines()
-    want = ['function', 'count', 'rate/s'] + ['p%g' % q for q in pcts] + ['max', 'total']
+    want = ['function', 'count', 'rate/s'] + ['p%g' % q for q in pcts] + ['max<=', 'total']
     head = next((l.split() for l in lines if l.startswith('function ')), [])
     if head != want:
         return 'columns %s, not %s' % (head, want)
@@ -779,13 +785,41 @@ def units_ok(plain, with_unit):
         if len(u) != len(w) or u[:2] != w[:2]:
             bad.append('%s: %s against %s' % (w[0], u, w))
             continue
-        for x, y in zip(w[3:], u[3:]):
+        for i, (x, y) in enumerate(zip(w[3:], u[3:])):
             v = unit_value(y)
             if x == '-' and y == '-':
                 continue
             if v is None or abs(v - float(x)) > 0.01 * float(x) + 0.001:
                 bad.append('%s: %s for %s' % (w[0], y, x))
+            # max<= (the last column but total): rounded up, so that it holds.
+            elif i == len(w) - 5 and v < float(x):
+                bad.append('%s: max<= %s, below %s' % (w[0], y, x))
     return '; '.join(bad) if a and b else 'no table'
+
+
+def test_max_bound():
+    """max<= of the table: the upper bound of the slot of the largest
+    sample, exact as an integer (2^64 - 1 too), rounded up with -u."""
+    d = tempfile.mkdtemp(dir=H.TMP)
+    g = os.path.join(d, 'grp')
+    funcs = {'huge': {0: [5, 2 ** 64 - 1]}, 'odd': {1: [1000, 1500, 2100]}}
+    gen.write_group(g, funcs, BITS)
+    rc, out, err = H.run([g])
+    tables = parse_tables(out)
+    rows = {w[0]: w for w in tables[0][1]} if tables else {}
+    head = next((l.split() for l in out.splitlines() if l.startswith('function ')), [])
+    want = {f: str(gen.slot_max(gen.slot_of(max(flat(by)), BITS), BITS))
+            for f, by in funcs.items()}
+    H.check('group DIR: the column max<= is the upper bound of the slot of the largest '
+            'sample, exact (2^64 - 1)', rc == 0 and 'max<=' in head and
+            {f: w[5] for f, w in rows.items()} == want, (want, out, err))
+    rc, out, err = H.run(['-u', 'ns', g])
+    tables = parse_tables(out)
+    rows = {w[0]: w for w in tables[0][1]} if tables else {}
+    v = unit_value(rows.get('odd', [''] * 6)[5])
+    H.check('group DIR -u ns: max<= rounded up (%s: 3.08us, not 3.07us)' % want['odd'],
+            rc == 0 and rows.get('odd', [''] * 6)[5] == '3.08us' and
+            v is not None and v * 1000 >= int(want['odd']), out)
 
 
 def test_group_table_options(rng):
@@ -1040,6 +1074,7 @@ def tests(harness, rng):
     test_top_tty()
     test_group_input(rng)
     test_group_table_options(rng)
+    test_max_bound()
     test_usage()
     test_trace_glob(rng)
 
