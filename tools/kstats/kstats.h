@@ -105,6 +105,7 @@ void hist_grow(struct ks_hist *h, size_t n);
 void cpus_grow(struct ks_data *d, size_t n);
 void diff(struct ks_data *old, const struct ks_data *new, const char *what);
 void hist_add_at(struct ks_hist *a, const struct ks_hist *h, int bits, int to);
+void data_add(struct ks_data *a, const struct ks_data *d);
 
 /* kstats_output.c: one distribution in the output format asked */
 const struct ks_hist *selected(const struct ks_data *d, const char *what);

@@ -77,7 +77,7 @@ static void follow_print(const struct ks_data *d, const char *input, long i, dou
 
 		print_csv(d, selected(d, input), &iv, NULL, 1);
 	} else if (opt.out == OUT_OPENMETRICS) {
-		/* An exposition per interval, nothing between them. */
+		/* An exposition per interval, of the totals so far; nothing between them. */
 		output(d, input);
 	} else if (opt.out == OUT_JSON) {
 		printf("{\"interval\":%ld,\"time\":%.3f,\"seconds\":%.3f",
@@ -126,20 +126,21 @@ static int try_load(struct ks_data *d, const char *path)
  * snapshots over the time measured between them. A snapshot with fewer
  * samples than the one before (a reset, or a remove and a new trace)
  * starts again from it, and is said to; a metric that is gone is waited
- * for.
+ * for. --openmetrics: the totals of the intervals so far.
  */
 void follow(const char *input)
 {
 	struct timespec ts = { (time_t)opt.interval,
 			       (long)((opt.interval - (time_t)opt.interval) * 1e9) };
 	char *path = resolve(input);
-	struct ks_data prev, cur;
+	struct ks_data prev, cur, total;
 	double t0, t;
 	long i = 0;
 	int err, gone = 0, reset;
 
 	load(&prev, path);
 	selected(&prev, path);	/* --cpu N of this input, said now */
+	ks_data_init(&total);
 	t0 = now_s(CLOCK_MONOTONIC);
 	while (!opt.count || i < opt.count) {
 		nanosleep(&ts, NULL);
@@ -163,11 +164,20 @@ void follow(const char *input)
 		}
 		gone = 0;
 		diff(&prev, &cur, path);
-		follow_print(&prev, input, ++i, t - t0, reset);
+		/*
+		 * OpenMetrics' histograms are counters: the totals of the
+		 * intervals so far, which a reset does not lower. A reader
+		 * (Prometheus' rate()) takes each interval's from them.
+		 */
+		if (opt.out == OUT_OPENMETRICS)
+			data_add(&total, &prev);
+		follow_print(opt.out == OUT_OPENMETRICS ? &total : &prev, input, ++i, t - t0,
+			     reset);
 		ks_data_free(&prev);
 		prev = cur;
 		t0 = t;
 	}
 	ks_data_free(&prev);
+	ks_data_free(&total);
 	free(path);
 }

@@ -266,6 +266,39 @@ void hist_add_at(struct ks_hist *a, const struct ks_hist *h, int bits, int to)
 	free(coarse.sum);
 }
 
+/* @d's samples added to @a's, @a of frac_bits as coarse as @d's or coarser. */
+static void data_sum(struct ks_data *a, const struct ks_data *d)
+{
+	size_t c;
+
+	cpus_grow(a, d->ncpus);
+	for (c = 0; c < d->ncpus; c++)
+		hist_add_at(&a->cpu[c], &d->cpu[c], d->bits, a->bits);
+	hist_add_at(&a->all, &d->all, d->bits, a->bits);
+	if (d->possible > a->possible)
+		a->possible = d->possible;
+}
+
+/*
+ * @d's samples added to @a's, CPU by CPU and in all, at the coarser of
+ * their frac_bits (an empty @a, of frac_bits -1, takes @d's): a slot of
+ * a coarser frac_bits is a union of finer ones, so every count is exact.
+ */
+void data_add(struct ks_data *a, const struct ks_data *d)
+{
+	struct ks_data old;
+
+	if (a->bits < 0 || a->bits > d->bits) {
+		old = *a;
+		ks_data_init(a);
+		a->bits = d->bits;
+		if (old.bits >= 0)
+			data_sum(a, &old);
+		ks_data_free(&old);
+	}
+	data_sum(a, d);
+}
+
 double kstats_percentile(const struct ks_hist *h, uint64_t n, double q)
 {
 	return slot_mean(h, rank_slot(h, rank_of(q, n)));
