@@ -78,6 +78,7 @@ static const char kstats_help[] =
 "                          total of the samples), as vmstat\n"
 "      --diff              subtract the first input from the second\n"
 "      --compare           compare two inputs: changes, 95% intervals, KS test\n"
+"                          (of different frac_bits: at the coarsest, exactly)\n"
 "  -d, --duration SECS     kstats trace: trace for SECS seconds\n"
 "  -p, --pid PID           kstats trace: only the calls of process PID\n"
 "  -c, --cgroup PATH       kstats trace: only the calls of the tasks of cgroup\n"
@@ -425,7 +426,7 @@ int main(int argc, char **argv)
 		load(&a, pa);
 		load(&b, pb);
 		if (mode_cmp) {
-			compare(&a, &b, argv[0], argv[1]);
+			compare_inputs(&a, &b, argv[0], argv[1]);
 		} else {
 			diff(&a, &b, argv[1]);
 			output(&a, argv[1]);

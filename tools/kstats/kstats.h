@@ -140,8 +140,8 @@ void om_series(const char *family, const char *labels, const struct ks_data *d,
 void print_openmetrics(const struct ks_data *d, const char *input);
 
 /* kstats_compare.c: --compare */
-void compare(const struct ks_data *a, const struct ks_data *b,
-	     const char *na, const char *nb);
+void compare_inputs(const struct ks_data *a, const struct ks_data *b,
+		    const char *na, const char *nb);
 
 /* kstats_merge.c: --merge */
 void merge_inputs(struct ks_data *d, int n, char **inputs);

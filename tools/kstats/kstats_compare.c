@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kstats.h"
@@ -114,9 +115,10 @@ static void compare_line(const char *what, int w, double va, double vb,
 		       dlo <= 0 && dhi >= 0 ? "  ~" : "");
 }
 
-void compare(const struct ks_data *a, const struct ks_data *b, const char *na, const char *nb)
+/* The comparison of @ha and @hb, named @na and @nb, both of frac_bits @bits. */
+static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int bits,
+		       const char *na, const char *nb)
 {
-	const struct ks_hist *ha = selected(a, na), *hb = selected(b, nb);
 	struct stats sa, sb;
 	char q[32], x[64], y[64];
 	uint64_t ca = 0, cb = 0;
@@ -125,10 +127,8 @@ void compare(const struct ks_data *a, const struct ks_data *b, const char *na, c
 	bool ok;
 	int i, w;
 
-	if (a->bits != b->bits)
-		die(2, "frac_bits differ: %d in %s, %d in %s", a->bits, na, b->bits, nb);
-	compute(ha, a->bits, &sa);
-	compute(hb, b->bits, &sb);
+	compute(ha, bits, &sa);
+	compute(hb, bits, &sb);
 	if (!sa.n || !sb.n)
 		die(2, "%s is empty", !sa.n ? na : nb);
 	w = strlen(na) > strlen(nb) ? strlen(na) : strlen(nb);
@@ -139,15 +139,15 @@ void compare(const struct ks_data *a, const struct ks_data *b, const char *na, c
 	printf("%-8s %*llu %*llu\n", "count", w, (unsigned long long)sa.n,
 	       w, (unsigned long long)sb.n);
 	/* The mean: its standard error, from each input's variance. */
-	se = sqrt(hist_var(ha, a->bits, &sa) / sa.n + hist_var(hb, b->bits, &sb) / sb.n);
+	se = sqrt(hist_var(ha, bits, &sa) / sa.n + hist_var(hb, bits, &sb) / sb.n);
 	compare_line("mean", w, sa.mean, sb.mean, sb.mean - sa.mean - 1.96 * se,
 		     sb.mean - sa.mean + 1.96 * se, sa.n < 2 || sb.n < 2);
 	for (i = 0; i < opt.npct; i++) {
 		char col[40];
 
 		snprintf(col, sizeof(col), "p%s", pct_name(q, sizeof(q), opt.pct[i]));
-		ok = pct_interval(ha, a->bits, sa.n, opt.pct[i], &alo, &ahi) &&
-		     pct_interval(hb, b->bits, sb.n, opt.pct[i], &blo, &bhi);
+		ok = pct_interval(ha, bits, sa.n, opt.pct[i], &alo, &ahi) &&
+		     pct_interval(hb, bits, sb.n, opt.pct[i], &blo, &bhi);
 		compare_line(col, w, sa.pct[i].value, sb.pct[i].value, blo - ahi, bhi - alo, !ok);
 	}
 	printf("~: the interval holds 0, the change is within the resolution (slot bounds)\n"
@@ -177,7 +177,38 @@ void compare(const struct ks_data *a, const struct ks_data *b, const char *na, c
 	printf("   D: the largest gap between the two CDFs, %.2f%% of the samples",
 	       dmax * 100);
 	if (dmax > 0)
-		printf(", at %s", fmt_exact(x, sizeof(x), ks_slot_max(at, a->bits)));
+		printf(", at %s", fmt_exact(x, sizeof(x), ks_slot_max(at, bits)));
 	printf(";\n   p: the chance of a gap as large if both were independent samples of\n"
 	       "   one distribution\n");
+}
+
+/*
+ * --compare A B. Inputs of different frac_bits are compared at the
+ * coarsest, as --merge sums them: each slot of the finer one lies whole
+ * in one of the coarser (a union of finer slots), so every count stays
+ * exact and only the resolution is the coarsest's. Said on standard
+ * error, with each input's frac_bits.
+ */
+void compare_inputs(const struct ks_data *a, const struct ks_data *b, const char *na,
+		    const char *nb)
+{
+	const struct ks_hist *ha = selected(a, na), *hb = selected(b, nb);
+	int bits = a->bits < b->bits ? a->bits : b->bits;
+	struct ks_hist coarse = { 0 };
+
+	if (a->bits != b->bits) {
+		fprintf(stderr, "%s: --compare: the inputs' frac_bits differ: %s has %d, %s has %d",
+			prog, na, a->bits, nb, b->bits);
+		fprintf(stderr, "; compared at frac_bits %d, the coarsest (exact: %s)\n", bits,
+			"each of its slots is a union of finer ones");
+		coarsen(&coarse, a->bits > bits ? ha : hb, a->bits > bits ? a->bits : b->bits,
+			bits);
+		if (a->bits > bits)
+			ha = &coarse;
+		else
+			hb = &coarse;
+	}
+	compare_at(ha, hb, bits, na, nb);
+	free(coarse.count);
+	free(coarse.sum);
 }

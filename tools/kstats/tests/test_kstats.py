@@ -1475,6 +1475,29 @@ def test_merge_bits(rng):
     rc, out, err = run(['--merge', '--csv', a, a])
     check('--merge of inputs of one frac_bits: nothing said on stderr', rc == 0 and not err, err)
 
+    # --compare as --merge: at the coarsest, said on stderr. The same
+    # samples at frac_bits 3 give the same counts at every slot boundary:
+    # the same KS test; the values, slot means, may differ within a slot.
+    d5, d3 = tempfile.mkdtemp(dir=TMP), tempfile.mkdtemp(dir=TMP)
+    for d, bits in ((d5, 5), (d3, 3)):
+        with open(os.path.join(d, 'A'), 'w', encoding='ascii') as f:
+            f.write(gen.render({0: vs[0], 1: vs[1]}, bits))
+        shutil.copy(b, os.path.join(d, 'B'))
+    for cpu in ([], ['--cpu', '0']):
+        rc, out, err = run(['--compare'] + cpu + ['A', 'B'], cwd=d5)
+        rc3, want, err3 = run(['--compare'] + cpu + ['A', 'B'], cwd=d3)
+        lines, wlines = out.splitlines(), want.splitlines()
+        ks = [l for l in lines if l.startswith('ks D=')]
+        first = err.splitlines()[0] if err else ''
+        check('--compare %sof frac_bits 5 and 3: at frac_bits 3 (the KS test and counts of '
+              'the samples at 3), said on stderr with each input\'s frac_bits'
+              % ' '.join(cpu + ['']), rc == rc3 == 0 and not err3 and
+              len(err.splitlines()) == 1 and 'A has 5' in first and 'B has 3' in first and
+              'compared at frac_bits 3, the coarsest' in first and
+              [l.split()[0] for l in lines if l.split()] ==
+              [l.split()[0] for l in wlines if l.split()] and
+              lines[1] == wlines[1] and len(ks) == 1 and ks[0] in wlines, (err, out, want))
+
 
 def test_interval_formats(rng):
     """
