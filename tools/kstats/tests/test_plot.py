@@ -354,6 +354,34 @@ def test_names_as_they_are(rng):
           rc == 0 and s.ok and 'a_b^c.series' in s.text_list(), (rc, err))
 
 
+def test_names_unique(rng):
+    """Two inputs of one base name: each curve titled with the shortest
+    end of its path that tells them apart (the same path twice: A and B)."""
+    text = gen.render({0: lognormal(rng, 500, 9, 1), 1: lognormal(rng, 500, 9, 1)}, 3)
+    for path in ('a/x.txt', 'b/x.txt', 'd1/run/x.txt', 'd2/run/x.txt', 'x.txt'):
+        os.makedirs(os.path.join(TMP, 'same', os.path.dirname(path)), exist_ok=True)
+        with open(os.path.join(TMP, 'same', path), 'w', encoding='ascii') as f:
+            f.write(text)
+    d = os.path.join(TMP, 'same')
+    for args, want in ((['a/x.txt', 'b/x.txt'], ['a/x.txt', 'b/x.txt']),
+                       ([d + '/a/x.txt', 'b/x.txt'], ['a/x.txt', 'b/x.txt']),
+                       (['d1/run/x.txt', 'd2/run/x.txt'], ['d1/run/x.txt', 'd2/run/x.txt']),
+                       (['x.txt', 'a/x.txt'], ['x.txt', 'a/x.txt']),
+                       (['a/x.txt', './a/x.txt'], ['a/x.txt', './a/x.txt']),
+                       (['a/x.txt', 'a/x.txt'], ['x.txt (A)', 'x.txt (B)']),
+                       (['--cdf', 'a/x.txt', 'b/x.txt'], ['a/x.txt', 'b/x.txt']),
+                       (['--per-cpu', 'a/x.txt', 'b/x.txt'],
+                        ['%s CPU %d' % (n, c) for n in ('a/x.txt', 'b/x.txt') for c in (0, 1)])):
+        img = os.path.join(TMP, 'same.svg')
+        if os.path.exists(img):
+            os.unlink(img)
+        rc, _, err = run(['sh', PLOT, '-t', 'svg', '-o', img] + args, cwd=d)
+        s = Svg(img)
+        check('kstats-plot %s: the legend tells the curves apart (%s)'
+              % (' '.join(a.replace(d, 'DIR') for a in args), ', '.join(want)),
+              rc == 0 and s.ok and list(s.curves) == want, (rc, err, s.ok and list(s.curves)))
+
+
 def test_units_and_ticks(rng):
     # Samples from 2 to 40 us, ms and s, in ns, us, ms and s.
     for unit, div, want in (('ns', 1, '10 us'), ('us', 1, '10 ms'), ('ms', 1, '10 s'),
@@ -716,6 +744,7 @@ def main():
         else:
             test_errors(rng)
             test_names_as_they_are(rng)
+            test_names_unique(rng)
             test_units_and_ticks(rng)
             test_range(rng)
             test_markers(rng)
