@@ -819,7 +819,14 @@ esac
 	echo "set xlabel '$xlabel'"
 	echo "set ylabel '$ylabel'"
 	echo "set format y '%g'"
-	echo "set key top left"
+	# The key top left, in the graph; but on a linear axis the
+	# density's curves, and so the labels of its markers at the top of
+	# the graph, start at the left: the key above the graph there.
+	if [ $logv = 0 ] && [ $view = density ] && [ -n "$pcts" ]; then
+		echo "set key outside top center horizontal"
+	else
+		echo "set key top left"
+	fi
 	# The markers' labels on a white ground, over any other curve.
 	echo "set style textbox opaque noborder margins 1, 1"
 	echo "load KP_DIR.'/frame.gp'"

@@ -104,7 +104,8 @@ def label_value(label, unit):
 class Svg:
     """What a gnuplot SVG shows: texts (text, x, y, anchor, fill), the
     border (left, top, right, bottom), the dashed lines (x, colour), the
-    curves {title: [(x, y)...]} in order."""
+    curves {title: [(x, y)...]} in order, and the key's sample line of
+    each {title: [(x, y)...]}."""
 
     def __init__(self, path):
         self.ok = False
@@ -151,6 +152,7 @@ class Svg:
         self.ymajor = [y0 for x0, y0, x1, y1 in segments if self.border and
                        abs(x0 - self.border[0]) < 0.01 and y0 == y1 and x1 - x0 > 6]
         self.curves = {}
+        self.keys = {}
         for g in doc.getElementsByTagName('g'):
             if not g.getAttribute('id').startswith('gnuplot_plot_'):
                 continue
@@ -165,6 +167,7 @@ class Svg:
                                  for xy in re.findall(r'([-\d.]+),([-\d.]+)', sub)])
             # The first is the key's sample of the line.
             self.curves[title] = ([pt for s in subs[1:] for pt in s], colour)
+            self.keys[title] = subs[0] if subs else []
 
     def text_list(self):
         return [t[0] for t in self.texts]
@@ -542,6 +545,21 @@ def test_markers(rng):
         check('kstats-plot %s A B: the markers\' labels clear of the curves'
               % ' '.join(view), rc == 0 and len(labels) == 4 and curves and not clash,
               (rc, err, clash[:3]))
+    # The labels clear of the key: its entries' texts (right-aligned, a
+    # character at most 8 pixels wide, 12 high) and sample lines.
+    for view in ([], ['--cdf'], ['--linear'], ['--linear', '--cdf']):
+        rc, err, s = svg_plot(view + ['-u', 'ns', a, b], 'key')
+        boxes = []
+        for t, x, y, anchor, _ in s.texts if s.ok else []:
+            if t in s.keys and anchor == 'end':
+                right = max([x] + [px for px, _ in s.keys[t]])
+                boxes.append((t, x - 8 * len(t), y - 14, right, y + 4))
+        clash = [(t, q) for q, x, y, *_ in (s.texts if s.ok else []) if re.match(r'^p\d', q)
+                 for t, x0, y0, x1, y1 in boxes
+                 if x - 2 < x1 and x + 8 * len(q) + 8 > x0 and y - 14 < y1 and y + 4 > y0]
+        check('kstats-plot %s A B: the markers\' labels clear of the key'
+              % ' '.join(view), rc == 0 and len(boxes) == 2 and not clash,
+              (rc, err, boxes, clash))
     for p in ('0', '101', 'x', '50,,99', '50,'):
         rc, _, err = plot(['-p', p, a])
         check('kstats-plot -p %s -> exit 1, not a list of percentiles' % p,
