@@ -179,11 +179,11 @@ hash_of() {
 }
 
 # static_kstats DIR: tools/kstats built static in DIR/kstats, for the VM's
-# busybox, where kstats_tool_test.sh runs it.
+# busybox, where kstats_tool_test.sh runs it. Its files are kstats*.c
+# (fuzz_parse.c is the fuzz target's).
 static_kstats() {
 	gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$1/kstats" \
-		"$TOP/tools/kstats/kstats.c" "$TOP/tools/kstats/kstats_parse.c" \
-		"$TOP/tools/kstats/kstats_top.c" -lm
+		"$TOP"/tools/kstats/kstats*.c -lm
 }
 
 # torture_files DIR SECONDS: the torture's guest files in DIR, for
@@ -273,7 +273,8 @@ KEPT_CHECKS=(
 	# BIT() is a kernel macro; userspace has none.
 	"BIT_MACRO tools/kstats/kstats_parse.h"
 	# checkpatch reads the exponent of 1e-3 as a subtraction.
-	"SPACING tools/kstats/kstats.c"
+	"SPACING tools/kstats/kstats_compare.c"
+	"SPACING tools/kstats/kstats_hist.c"
 	# C11's keyword: userspace has no __noreturn (the kernel's macro).
 	"CAMELCASE tools/kstats/kstats.h"
 	"CAMELCASE tools/kstats/kstats_top.c"

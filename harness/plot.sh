@@ -24,8 +24,8 @@ err=$tmp/err
 case $what in
 pdf)
 	# A kstats of its own: tools/kstats may be being rebuilt beside this.
-	gcc -O2 -std=gnu11 -o "$tmp/kstats" "$TOP/tools/kstats/kstats.c" \
-		"$TOP/tools/kstats/kstats_parse.c" "$TOP/tools/kstats/kstats_top.c" -lm
+	# Its files are kstats*.c (fuzz_parse.c is the fuzz target's).
+	gcc -O2 -std=gnu11 -o "$tmp/kstats" "$TOP"/tools/kstats/kstats*.c -lm
 	"$tmp/kstats" --csv -- "$file" > "$tmp/data" || die "kstats failed on $file"
 	setup="set datafile separator ','"
 	using=5:8; title="fraction of samples per octave" ;;

@@ -377,6 +377,43 @@ label_of() {
 	[ "$label" = / ] || label=${label##*/}
 }
 
+# The last $2 path components of $1 in $label, or all of it (then
+# $whole is 1), trailing slashes left out, every character kept.
+suffix_of() {
+	label=$1 whole=0
+	while [ "$label" != / ] && [ "$label" != "${label%/}" ]; do
+		label=${label%/}
+	done
+	sf_rest=$label sf_n=$2 label=""
+	while [ $sf_n -gt 0 ]; do
+		case $sf_rest in
+		*/*) label=${sf_rest##*/}${label:+/}$label sf_rest=${sf_rest%/*} ;;
+		*) label=$sf_rest${label:+/}$label whole=1; break ;;
+		esac
+		sf_n=$((sf_n - 1))
+	done
+	[ -n "$sf_rest" ] || whole=1
+}
+
+# The legend's titles of inputs $1 and $2, in $label1 and $label2: their
+# last path components, or if those are the same, the shortest ends of
+# their paths that differ (a/x.txt and b/x.txt); the same path twice:
+# NAME (A) and NAME (B).
+labels_of() {
+	lb_n=1
+	while :; do
+		suffix_of "$1" $lb_n
+		label1=$label lb_whole=$whole
+		suffix_of "$2" $lb_n
+		label2=$label
+		[ "$label1" = "$label2" ] || return 0
+		[ $lb_whole = 0 ] || [ $whole = 0 ] || break
+		lb_n=$((lb_n + 1))
+	done
+	label_of "$1"
+	label1="$label (A)" label2="$label (B)"
+}
+
 size=$(echo "$size" | tr x ,)
 case $term in
 dumb)
@@ -782,7 +819,14 @@ esac
 	echo "set xlabel '$xlabel'"
 	echo "set ylabel '$ylabel'"
 	echo "set format y '%g'"
-	echo "set key top left"
+	# The key top left, in the graph; but on a linear axis the
+	# density's curves, and so the labels of its markers at the top of
+	# the graph, start at the left: the key above the graph there.
+	if [ $logv = 0 ] && [ $view = density ] && [ -n "$pcts" ]; then
+		echo "set key outside top center horizontal"
+	else
+		echo "set key top left"
+	fi
 	# The markers' labels on a white ground, over any other curve.
 	echo "set style textbox opaque noborder margins 1, 1"
 	echo "load KP_DIR.'/frame.gp'"
@@ -792,8 +836,7 @@ esac
 	fi
 } > "$tmp/plot.gp"
 label_of "$1"
-label1=$label
-label=""
-[ $# -lt 2 ] || label_of "$2"
-gnuplot -c "$tmp/plot.gp" "$tmp/image" "$tmp" "$label1" "$label"
+label1=$label label2=""
+[ $# -lt 2 ] || labels_of "$1" "$2"
+gnuplot -c "$tmp/plot.gp" "$tmp/image" "$tmp" "$label1" "$label2"
 [ -z "$output" ] || cat "$tmp/image" > "$output"

@@ -1,11 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kstats: what kstats.c and kstats_top.c share. kstats_top.c has kstats
- * top, the groups of kstats trace 'GLOB' and group directories as input;
- * kstats.c the options, the output formats and the percentiles.
+ * kstats: summarize, compare and export kstats distributions.
+ *
+ * Reads the text of /sys/kernel/debug/kstats/NAME (a path, a metric name
+ * or - for stdin) and prints percentiles with their error bounds, the
+ * histogram, JSON, CSV or OpenMetrics; follows a live metric; subtracts
+ * two snapshots; compares two distributions; times a kernel function
+ * for the length of a command (kstats trace). See kstats(1).
+ *
+ * What the files of the tool share, one section per file: kstats.c has
+ * main(), which parses the options and dispatches to the file of each
+ * mode; kstats_parse.c reads the input text (also for the fuzz target).
  */
 #ifndef KSTATS_H
 #define KSTATS_H
+
+#include <time.h>
 
 #include "kstats_parse.h"
 
@@ -13,15 +23,144 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
-/* kstats.c */
+#define MAX_PCTS 32
+
+enum kstats_out { OUT_SUMMARY, OUT_HIST, OUT_JSON, OUT_CSV, OUT_OPENMETRICS };
+
+/* The options of kstats, but kstats top's (kstats_top.c has its own). */
+struct kstats_opt {
+	double pct[MAX_PCTS];
+	int npct;
+	int pcts;		/* -p given: also the columns of a group's table */
+	int bits;		/* --bits, or -1 */
+	long cpu;		/* --cpu, or -1 */
+	int per_cpu;
+	int human;		/* --unit: 0 none, 1 ns, 2 us, 3 ms, 4 s */
+	enum kstats_out out;
+	double interval;
+	long count;		/* --count, 0 = forever */
+	int rows;		/* --rows: a line per interval */
+	const char *name;	/* for OpenMetrics */
+	int le_bits;		/* --le-bits: the frac_bits of OpenMetrics' buckets */
+	const char *outfile;	/* -o */
+	int log2;		/* --hist --log2 */
+	long pid;		/* kstats trace --pid */
+	const char *cgroup;	/* kstats trace --cgroup */
+};
+
+/* kstats.c: the options, usage and errors; main() */
+extern struct kstats_opt opt;
+extern const char *prog;
 _Noreturn void kstats_die(int status, const char *fmt, ...);
 _Noreturn void kstats_usage_error(const char *fmt, ...);
-/* The debugfs mount point (malloc()ed), or NULL if not mounted. */
-char *kstats_debugfs(const char *what);
+#define die kstats_die
+/* A usage error: what is wrong, in a line, and where to read more. */
+#define usage_error kstats_usage_error
 /* --bits, or -1. */
 int kstats_bits(void);
+/* -p LIST, into opt.pct */
+void parse_pcts(const char *list);
+
+/* kstats_input.c: the inputs */
+/* The debugfs mount point (malloc()ed), or NULL if not mounted. */
+char *kstats_debugfs(const char *what);
+char *resolve(const char *input);
+void load(struct ks_data *d, const char *path);
+
+/* kstats_format.c: numbers, as printed */
+extern const char * const unit_names[];
+/* Rounding of a printed number: down, to nearest, up. */
+enum { RND_DOWN = -1, RND_NEAR = 0, RND_UP = 1 };
+const char *fmt_fixed(char *buf, size_t n, uint64_t v, int frac);
+const char *fmt_num(char *buf, size_t n, double v, int dir, int pad);
+const char *fmt_val(char *buf, size_t n, double v);
+const char *fmt_lo(char *buf, size_t n, uint64_t v);
+const char *fmt_hi(char *buf, size_t n, uint64_t v);
+const char *fmt_exact(char *buf, size_t n, uint64_t v);
+const char *pct_name(char *buf, size_t n, double q);
+
+/* kstats_stats.c: percentiles, MAD, and sums and differences of histograms */
+struct pct {
+	double q;
+	double value;
+	uint64_t lo, hi;
+};
+
+struct stats {
+	uint64_t n;
+	double sum, mean;	/* of the values */
+	int first, last;		/* first and last non-empty slots */
+	struct pct pct[MAX_PCTS];
+	double mad, mad_lo, mad_hi;
+};
+
+double slot_mean(const struct ks_hist *h, size_t s);
+size_t rank_slot(const struct ks_hist *h, uint64_t r);
+void compute(const struct ks_hist *h, int bits, struct stats *st);
 /* The q-th percentile of @h's @n samples, as every output has it. */
 double kstats_percentile(const struct ks_hist *h, uint64_t n, double q);
+double octaves(size_t s, int bits);
+void coarsen(struct ks_hist *out, const struct ks_hist *h, int bits, int to);
+void hist_grow(struct ks_hist *h, size_t n);
+void cpus_grow(struct ks_data *d, size_t n);
+void diff(struct ks_data *old, const struct ks_data *new, const char *what);
+void hist_add_at(struct ks_hist *a, const struct ks_hist *h, int bits, int to);
+void data_add(struct ks_data *a, const struct ks_data *d);
+
+/* kstats_output.c: one distribution in the output format asked */
+const struct ks_hist *selected(const struct ks_data *d, const char *what);
+void output(const struct ks_data *d, const char *input);
+
+/* kstats_summary.c: the text summary, and its table of CPUs (--per-cpu) */
+void print_summary(const char *label, const struct ks_data *d, const struct ks_hist *h);
+void print_per_cpu(const struct ks_data *d);
+
+/* kstats_hist.c: --hist */
+void print_hist(const struct ks_hist *hist, int hbits);
+
+/* kstats_json.c: --json */
+void json_stats(const struct ks_data *d, const struct ks_hist *h, int top);
+void json_string(const char *s);
+
+/* kstats_csv.c: --csv */
+/* An interval of --interval: its number, its end (Unix time), its length. */
+struct interval {
+	long i;
+	double time, secs;
+};
+
+void print_csv(const struct ks_data *d, const struct ks_hist *h,
+	       const struct interval *iv, const char *func, int head);
+
+/* kstats_openmetrics.c: --openmetrics */
+const char *om_family(void);
+void om_label(char *out, size_t n, const char *in);
+void om_series(const char *family, const char *labels, const struct ks_data *d,
+	       const struct ks_hist *h);
+void print_openmetrics(const struct ks_data *d, const char *input);
+
+/* kstats_compare.c: --compare */
+void compare_inputs(const struct ks_data *a, const struct ks_data *b,
+		    const char *na, const char *nb);
+
+/* kstats_merge.c: --merge */
+void merge_inputs(struct ks_data *d, int n, char **inputs);
+const char *merged_name(int n, char **inputs);
+
+/* kstats_follow.c: --interval */
+double now_s(clockid_t clock);
+void follow(const char *input);
+
+/* kstats_trace.c: kstats trace */
+int trace_main(const char *spec, int argc, char **argv, double secs);
+
+/* kstats_outfile.c: -o, a file written whole or not at all */
+void out_begin(const char *file);
+void out_commit(const char *file);
+/* The temporary file removed, on an error. */
+void out_abort(void);
+
+/* kstats_group.c: a group's functions, each in the output format asked */
 /* Whether the output asked is the summary: a group's is a table. */
 int kstats_group_table(void);
 /*
@@ -33,7 +172,7 @@ void kstats_group_output(const struct ks_data *d, const char *group,
 			 const char *func, size_t i);
 void kstats_group_end(size_t n);
 
-/* kstats_top.c */
+/* kstats_top.c: kstats top, group directories as input, kstats trace 'GLOB' */
 int top_main(int argc, char **argv);
 /* kstats [options] DIR: whether @path is a group's directory, and its output. */
 int group_dir(const char *path);

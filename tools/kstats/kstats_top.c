@@ -33,16 +33,61 @@
 
 #define SUMMARY "_summary"
 
-enum sort_key { SORT_TOTAL, SORT_P99, SORT_COUNT, SORT_NAME, NR_SORTS };
-/* The keys of kstats top, and the names of -s, by enum sort_key. */
+enum sort_key { SORT_TOTAL, SORT_PCT, SORT_COUNT, SORT_NAME, NR_SORTS };
+/* The keys of kstats top, and the names of -s, by enum sort_key (SORT_PCT: pQ). */
 static const char sort_keys[] = "tpcn";
-static const char * const sort_names[] = { "total", "p99", "count", "name" };
+static const char * const sort_names[] = { "total", "p", "count", "name" };
 
+/* -u is kstats's (opt.human), and so is -p (opt.pct, if opt.pcts). */
 static struct {
 	long lines;		/* -n: the rows shown; 0: all (a terminal's height) */
-	int unit;		/* -u: 0 none, 1 ns, 2 us, 3 ms, 4 s */
 	enum sort_key sort;
-} top_opt;
+	int sort_pct;		/* SORT_PCT: the column of the percentile */
+} top_opt = { .sort_pct = 1 };
+
+/* The percentile columns of the table: -p, or p50 and p99. */
+static const double *table_pcts(int *n)
+{
+	static const double pcts[] = { 50, 99 };
+
+	*n = opt.pcts ? opt.npct : (int)ARRAY_SIZE(pcts);
+	return opt.pcts ? opt.pct : pcts;
+}
+
+/* The last percentile column, which the key p sorts by. */
+static int pct_last(void)
+{
+	int n;
+
+	table_pcts(&n);
+	return n - 1;
+}
+
+/* The name of the key p's sort: "p99", the last percentile column. */
+static const char *pct_key_name(void)
+{
+	static char name[40];
+	const double *pcts;
+	int n;
+
+	pcts = table_pcts(&n);
+	snprintf(name, sizeof(name), "p%g", pcts[n - 1]);
+	return name;
+}
+
+/* The name of the sort: "total", "p99"... */
+static const char *sort_name(void)
+{
+	static char name[40];
+	const double *pcts;
+	int n;
+
+	if (top_opt.sort != SORT_PCT)
+		return sort_names[top_opt.sort];
+	pcts = table_pcts(&n);
+	snprintf(name, sizeof(name), "p%g", pcts[top_opt.sort_pct]);
+	return name;
+}
 
 /* A function of a group, or a metric. */
 struct row {
@@ -55,7 +100,9 @@ struct row {
 	unsigned long seen;	/* the read that last listed it */
 	/* The samples between the last two reads. */
 	uint64_t n;
-	double total, p50, p99, max;
+	uint64_t max;		/* the upper bound of the largest sample's slot */
+	double total;
+	double pct[MAX_PCTS];	/* of the columns (table_pcts()) */
 };
 
 struct top {
@@ -470,7 +517,7 @@ static void row_interval(struct row *r)
 	static struct ks_hist d;
 	static size_t dcap;
 	const struct ks_hist *a = &r->hist[r->cur], *b = &r->hist[!r->cur];
-	int bits = r->bits[!r->cur], reset = 0;
+	int bits = r->bits[!r->cur], reset = 0, k;
 	size_t s, last = 0;
 
 	for (s = 0; s < a->nslots && !reset; s++)
@@ -502,9 +549,11 @@ static void row_interval(struct row *r)
 		last = s;
 	}
 	if (r->n) {
-		r->p50 = kstats_percentile(&d, r->n, 50);
-		r->p99 = kstats_percentile(&d, r->n, 99);
-		r->max = d.sum[last] / d.count[last];
+		const double *pcts = table_pcts(&k);
+
+		while (k--)
+			r->pct[k] = kstats_percentile(&d, r->n, pcts[k]);
+		r->max = ks_slot_max(last, bits);
 	}
 }
 
@@ -587,9 +636,9 @@ static int row_cmp(const void *pa, const void *pb)
 		x = a->total;
 		y = b->total;
 		break;
-	case SORT_P99:
-		x = a->n ? a->p99 : 0;
-		y = b->n ? b->p99 : 0;
+	case SORT_PCT:
+		x = a->n ? a->pct[top_opt.sort_pct] : 0;
+		y = b->n ? b->pct[top_opt.sort_pct] : 0;
 		break;
 	case SORT_COUNT:
 		x = a->n;
@@ -617,14 +666,12 @@ static struct row **top_sorted(struct top *t, size_t *n)
 	return v;
 }
 
-static const char * const unit_names[] = { "ns", "us", "ms", "s" };
-
 /* A value: plain, or with -u, scaled with its unit, no blank in between. */
 static const char *fmt_value(char *buf, size_t n, double v)
 {
-	int u = top_opt.unit - 1;
+	int u = opt.human - 1;
 
-	if (!top_opt.unit) {
+	if (!opt.human) {
 		snprintf(buf, n, "%.0f", v);
 		return buf;
 	}
@@ -636,12 +683,46 @@ static const char *fmt_value(char *buf, size_t n, double v)
 	return buf;
 }
 
-#define COLS_W 68	/* the columns after the name, with their blanks */
+/*
+ * An upper bound, max<=: exact, or with -u rounded up to 3 significant
+ * digits (as kstats's summary has it), so that it holds; no blank before
+ * the unit, as fmt_value().
+ */
+static const char *fmt_bound(char *buf, size_t n, uint64_t v)
+{
+	char *blank;
+
+	fmt_hi(buf, n, v);
+	blank = strchr(buf, ' ');
+	if (blank)
+		memmove(blank, blank + 1, strlen(blank));
+	return buf;
+}
+
+/* The width of the columns after the name, with their blanks. */
+static int cols_w(void)
+{
+	int npct;
+
+	table_pcts(&npct);
+	return 11 * (3 + npct) + 13;
+}
 
 static void table_head(char *buf, size_t n, int w)
 {
-	snprintf(buf, n, "%-*s %10s %10s %10s %10s %10s %12s", w, "function", "count",
-		 "rate/s", "p50", "p99", "max", "total");
+	const double *pcts;
+	int i, k, npct;
+
+	pcts = table_pcts(&npct);
+	k = snprintf(buf, n, "%-*s %10s %10s", w, "function", "count", "rate/s");
+	for (i = 0; i < npct && k >= 0 && (size_t)k < n; i++) {
+		char col[40];
+
+		snprintf(col, sizeof(col), "p%g", pcts[i]);
+		k += snprintf(buf + k, n - k, " %10s", col);
+	}
+	if (k >= 0 && (size_t)k < n)
+		snprintf(buf + k, n - k, " %10s %12s", "max<=", "total");
 }
 
 /*
@@ -651,19 +732,22 @@ static void table_head(char *buf, size_t n, int w)
 static void table_row(char *buf, size_t n, const struct row *r, const char *name, int w,
 		      double secs)
 {
-	char rate[32] = "-", v[4][32];
-	const double val[4] = { r->p50, r->p99, r->max, r->total };
-	int i;
+	char rate[32] = "-", v[32];
+	int i, k, npct;
 
+	table_pcts(&npct);
 	if (secs > 0)
 		snprintf(rate, sizeof(rate), "%.1f", r->n / secs);
+	k = snprintf(buf, n, "%-*s %10llu %10s", w, name, (unsigned long long)r->n, rate);
 	/* No samples: no percentile, maximum or total. */
-	for (i = 0; i < 4; i++)
-		snprintf(v[i], sizeof(v[i]), "%s", "-");
-	for (i = 0; r->n && i < 4; i++)
-		fmt_value(v[i], sizeof(v[i]), val[i]);
-	snprintf(buf, n, "%-*s %10llu %10s %10s %10s %10s %12s", w, name,
-		 (unsigned long long)r->n, rate, v[0], v[1], v[2], v[3]);
+	for (i = 0; i < npct + 2 && k >= 0 && (size_t)k < n; i++) {
+		snprintf(v, sizeof(v), "%s", "-");
+		if (r->n && i == npct)
+			fmt_bound(v, sizeof(v), r->max);
+		else if (r->n)
+			fmt_value(v, sizeof(v), i < npct ? r->pct[i] : r->total);
+		k += snprintf(buf + k, n - k, i == npct + 1 ? " %12s" : " %10s", v);
+	}
 }
 
 /* Plain text: the column heads and the rows, at most -n. */
@@ -677,11 +761,11 @@ static void print_table(struct top *t, double secs)
 		n = top_opt.lines;
 	for (i = 0; i < n; i++)
 		w = strlen(v[i]->name) > w ? strlen(v[i]->name) : w;
-	buf = top_alloc(NULL, w + COLS_W + 64);
-	table_head(buf, w + COLS_W + 64, w);
+	buf = top_alloc(NULL, w + cols_w() + 64);
+	table_head(buf, w + cols_w() + 64, w);
 	puts(buf);
 	for (i = 0; i < n; i++) {
-		table_row(buf, w + COLS_W + 64, v[i], v[i]->name, w, secs);
+		table_row(buf, w + cols_w() + 64, v[i], v[i]->name, w, secs);
 		puts(buf);
 	}
 	free(buf);
@@ -745,23 +829,24 @@ static void draw(struct top *t, const char *name, double secs)
 			 "kstats top: %s %s, %zu %s, %zu with samples in the last %.2f s, sort: %s",
 			 t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
 			 listed, t->path && t->group ? "functions" : "metrics", called, secs,
-			 sort_names[top_opt.sort]);
+			 sort_name());
 	else
 		snprintf(buf, sizeof(buf),
 			 "kstats top: %s %s, %zu %s, %zu with samples since the start, sort: %s",
 			 t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
 			 listed, t->path && t->group ? "functions" : "metrics", called,
-			 sort_names[top_opt.sort]);
+			 sort_name());
 	screen_line(buf, cols, NULL);
 	if (t->missing)
 		snprintf(buf, sizeof(buf), "%s: %s; waiting for it", top_what(t, name),
 			 strerror(t->missing));
 	else
-		snprintf(buf, sizeof(buf), "keys: t total, p p99, c count, n name, q quit");
+		snprintf(buf, sizeof(buf), "keys: t total, p %s, c count, n name, q quit",
+			 pct_key_name());
 	screen_line(buf, cols, NULL);
 	for (i = 0; i < n; i++)
 		w = (int)strlen(v[i]->name) > w ? (int)strlen(v[i]->name) : w;
-	w = w < cols - COLS_W ? w : cols - COLS_W > 8 ? cols - COLS_W : 8;
+	w = w < cols - cols_w() ? w : cols - cols_w() > 8 ? cols - cols_w() : 8;
 	w = w < (int)sizeof(cut) - 1 ? w : (int)sizeof(cut) - 1;
 	table_head(buf, sizeof(buf), w);
 	screen_line(buf, cols, "\033[7m");
@@ -875,6 +960,9 @@ static int top_keys(int *stdin_open)
 		k = buf[i] ? strchr(sort_keys, buf[i]) : NULL;
 		if (k) {
 			top_opt.sort = k - sort_keys;
+			/* p: the last percentile column. */
+			if (top_opt.sort == SORT_PCT)
+				top_opt.sort_pct = pct_last();
 			ret = 1;
 		}
 	}
@@ -887,14 +975,18 @@ static const char top_help[] =
 "The functions of group NAME (kstats trace 'GLOB', or trace fprobe:GLOB as\n"
 "NAME written to kstats/_control), or the metric NAME, or without NAME every\n"
 "metric and every function of every group, with the samples of the last\n"
-"interval: count, rate, p50, p99, max (the means of their slots) and total\n"
-"(the sum of the values). Keys on a terminal: t total, p p99, c count, n name\n"
-"(the sort), q quit. Into a pipe: a table per interval.\n"
+"interval: count, rate, p50, p99 (the means of their slots, or -p), max<=\n"
+"(an upper bound: that of the slot of the largest sample) and total (the sum\n"
+"of the values). Keys on a terminal: t total, p p99 (the last percentile), c\n"
+"count, n name (the sort), q quit. Into a pipe: a table per interval.\n"
 "\n"
 "  -i, --interval SECS  refresh every SECS seconds (default 1)\n"
 "  -n, --lines N        show N rows at most (default: the terminal's height,\n"
 "                       or every row into a pipe)\n"
-"  -s, --sort KEY       total (default), p99, count or name\n"
+"  -p, --percentiles LIST\n"
+"                       the percentile columns (default 50,99)\n"
+"  -s, --sort KEY       total (default), count, name, or pQ, a percentile\n"
+"                       column (p50, p99)\n"
 "  -c, --count K        stop after K intervals\n"
 "  -d, --duration SECS  stop after SECS seconds\n"
 "  -u, --unit U         the values are in U (ns, us, ms or s): print them with\n"
@@ -932,18 +1024,49 @@ void top_opt_lines(const char *arg)
 
 static void top_opt_unit(const char *arg)
 {
-	for (top_opt.unit = 4; top_opt.unit; top_opt.unit--)
-		if (!strcmp(arg, unit_names[top_opt.unit - 1]))
+	for (opt.human = 4; opt.human; opt.human--)
+		if (!strcmp(arg, unit_names[opt.human - 1]))
 			return;
 	kstats_usage_error("--unit: '%s' is not ns, us, ms or s", arg);
+}
+
+/* -s KEY, once -p is known: total, count, name or pQ, a percentile column. */
+static void top_opt_sort(const char *arg)
+{
+	char cols[MAX_PCTS * 12] = "", *end;
+	const double *pcts;
+	int k, n, len = 0;
+	double q;
+
+	for (k = 0; k < NR_SORTS && strcmp(arg, sort_names[k]); k++)
+		;
+	if (k < NR_SORTS && k != SORT_PCT) {
+		top_opt.sort = k;
+		return;
+	}
+	pcts = table_pcts(&n);
+	q = arg[0] == 'p' ? strtod(arg + 1, &end) : 0;
+	for (k = 0; arg[0] == 'p' && !*end && end != arg + 1 && k < n; k++) {
+		if (pcts[k] == q) {
+			top_opt.sort = SORT_PCT;
+			top_opt.sort_pct = k;
+			return;
+		}
+	}
+	for (k = 0; k < n && len >= 0 && (size_t)len < sizeof(cols); k++)
+		len += snprintf(cols + len, sizeof(cols) - len, "%sp%g", k ? ", " : "", pcts[k]);
+	kstats_usage_error("--sort: '%s' is not total, count, name or a percentile column (%s)",
+			   arg, cols);
 }
 
 /* kstats top [NAME] [options]: @argv[0] is "top". */
 int top_main(int argc, char **argv)
 {
-	enum { O_DIR = 256, O_FILES };
+	enum { O_DIR = 256, O_FILES, O_CPU };
 	static const struct option lopts[] = {
 		{ "interval", required_argument, NULL, 'i' },
+		{ "percentiles", required_argument, NULL, 'p' },
+		{ "cpu", required_argument, NULL, O_CPU },
 		{ "lines", required_argument, NULL, 'n' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "count", required_argument, NULL, 'c' },
@@ -957,7 +1080,7 @@ int top_main(int argc, char **argv)
 	};
 	double interval = 1, secs = 0, t0, t1, next, wait;
 	int c, tty, files = 0, batch = 0, stdin_open, redraw, k, gone = 0;
-	const char *name = NULL, *dir = NULL;
+	const char *name = NULL, *dir = NULL, *sort = NULL;
 	char *debugfs = NULL, *kdir, *path = NULL;
 	struct pollfd pfd[2] = { { .fd = -1, .events = POLLIN }, { .events = POLLIN } };
 	long count = 0, i;
@@ -966,21 +1089,23 @@ int top_main(int argc, char **argv)
 	struct top *t;
 
 	argv[0] = (char *)"kstats";
-	while ((c = getopt_long(argc, argv, "i:n:s:c:d:u:bh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:p:n:s:c:d:u:bh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			interval = top_secs("--interval", optarg);
 			break;
+		case 'p':
+			parse_pcts(optarg);
+			opt.pcts = 1;
+			break;
+		case O_CPU:
+			kstats_usage_error("top: --cpu: %s (kstats --cpu N INPUT: one CPU's)",
+					   "its rows are the sums of the CPUs");
 		case 'n':
 			top_opt_lines(optarg);
 			break;
 		case 's':
-			for (k = 0; k < NR_SORTS && strcmp(optarg, sort_names[k]); k++)
-				;
-			if (k == NR_SORTS)
-				kstats_usage_error("--sort: '%s' is not total, p99, count or name",
-						   optarg);
-			top_opt.sort = k;
+			sort = optarg;
 			break;
 		case 'c':
 			count = top_long("--count", optarg);
@@ -1010,6 +1135,8 @@ int top_main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	if (sort)
+		top_opt_sort(sort);
 	if (argc > 1)
 		kstats_usage_error("top: %d names where one at most was expected", argc);
 	if (count && secs > 0)
@@ -1063,7 +1190,7 @@ int top_main(int argc, char **argv)
 			printf("interval %ld seconds %.3f %s %s %s %zu sort %s\n", i, t1 - t0,
 			       t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
 			       t->path && t->group ? "functions" : "metrics",
-			       top_listed(t, &(size_t){ 0 }), sort_names[top_opt.sort]);
+			       top_listed(t, &(size_t){ 0 }), sort_name());
 			print_table(t, t1 - t0);
 			if (fflush(stdout))
 				kstats_die(1, "top: standard output: %s", strerror(errno));
@@ -1190,13 +1317,20 @@ void group_main(const char *path, const char *input)
 	FILE *f;
 	DIR *dir;
 
+	if (kstats_group_table() && opt.cpu >= 0)
+		kstats_usage_error("--cpu: not with a group's table: %s (%s: each function's)",
+				   "its _summary has no CPUs", "--json, --csv or --hist");
 	if (kstats_group_table()) {
 		t = top_new(path, NULL, 1);
 		top_read(t);
 		if (t->missing)
 			kstats_die(1, "%s: %s", path, strerror(t->missing));
+		/* As a metric's slots and means, the bits of _summary fit --bits or not. */
+		if (opt.bits >= 0 && t->bits >= 0 && t->bits != opt.bits)
+			kstats_die(2, "%s: inconsistent input: %s %d, not %d (--bits)", path,
+				   "its _summary has bits", t->bits, opt.bits);
 		printf("group %s functions %zu sort %s\n", group, top_listed(t, &(size_t){ 0 }),
-		       sort_names[top_opt.sort]);
+		       sort_name());
 		print_table(t, 0);
 		top_free(t);
 		free(group);
@@ -1298,7 +1432,7 @@ void group_report(struct top *t, const char *group, double secs)
 
 	if (kstats_group_table()) {
 		printf("group %s functions %zu seconds %.3f sort %s\n", group,
-		       top_listed(t, &(size_t){ 0 }), secs, sort_names[top_opt.sort]);
+		       top_listed(t, &(size_t){ 0 }), secs, sort_name());
 		print_table(t, secs);
 		top_free(t);
 		return;

@@ -1475,13 +1475,37 @@ def test_merge_bits(rng):
     rc, out, err = run(['--merge', '--csv', a, a])
     check('--merge of inputs of one frac_bits: nothing said on stderr', rc == 0 and not err, err)
 
+    # --compare as --merge: at the coarsest, said on stderr. The same
+    # samples at frac_bits 3 give the same counts at every slot boundary:
+    # the same KS test; the values, slot means, may differ within a slot.
+    d5, d3 = tempfile.mkdtemp(dir=TMP), tempfile.mkdtemp(dir=TMP)
+    for d, bits in ((d5, 5), (d3, 3)):
+        with open(os.path.join(d, 'A'), 'w', encoding='ascii') as f:
+            f.write(gen.render({0: vs[0], 1: vs[1]}, bits))
+        shutil.copy(b, os.path.join(d, 'B'))
+    for cpu in ([], ['--cpu', '0']):
+        rc, out, err = run(['--compare'] + cpu + ['A', 'B'], cwd=d5)
+        rc3, want, err3 = run(['--compare'] + cpu + ['A', 'B'], cwd=d3)
+        lines, wlines = out.splitlines(), want.splitlines()
+        ks = [l for l in lines if l.startswith('ks D=')]
+        first = err.splitlines()[0] if err else ''
+        check('--compare %sof frac_bits 5 and 3: at frac_bits 3 (the KS test and counts of '
+              'the samples at 3), said on stderr with each input\'s frac_bits'
+              % ' '.join(cpu + ['']), rc == rc3 == 0 and not err3 and
+              len(err.splitlines()) == 1 and 'A has 5' in first and 'B has 3' in first and
+              'compared at frac_bits 3, the coarsest' in first and
+              [l.split()[0] for l in lines if l.split()] ==
+              [l.split()[0] for l in wlines if l.split()] and
+              lines[1] == wlines[1] and len(ks) == 1 and ks[0] in wlines, (err, out, want))
+
 
 def test_interval_formats(rng):
     """
     #32, 10: --interval --csv is one CSV (a header once, interval, time and
     seconds columns, no text line); --interval --openmetrics is a valid
     exposition per interval, nothing else; --interval --json stays JSON
-    Lines (test_diff_interval).
+    Lines (test_diff_interval). --interval --openmetrics exposes counters:
+    the totals since the start, monotonic over resets.
     """
     values = [int(rng.lognormvariate(8, 1)) for _ in range(3000)]
     snaps = [gen.render({0: values[:n], 1: values[:n // 2]}, 3)
@@ -1538,8 +1562,53 @@ def test_interval_formats(rng):
             detail = 'promtool not found'
     counts = re.findall(r'^kstats_latency_seconds_count\{metric="live"\} (\d+)$', out, re.M)
     check('--interval --openmetrics: an exposition per interval, each valid (promtool), '
-          'nothing between them', ok and counts == ['600', '0', '1200'],
-          (fed, detail, out[:400], err))
+          'nothing between them, each the totals since the start (counters)',
+          ok and counts == ['600', '600', '1800'], (fed, detail, out[:400], err))
+
+    # Counters: every _bucket, _sum and _count of an exposition at least
+    # those of the one before, also over a reset of the metric (the
+    # interval counts from the new snapshot, as --interval has it); the
+    # last exposition's buckets those of every interval's samples.
+    def expo(n):
+        return {0: values[:n], 1: values[:n // 2]}
+    snaps = [gen.render(expo(n), 3) for n in (1000, 1400, 300, 700)]
+    intervals = [values[1000:1400] + values[500:700], values[:300] + values[:150],
+                 values[300:700] + values[150:350]]
+    for per_cpu in ([], ['--per-cpu']):
+        rc, out, err, fed = follow_reads(['--openmetrics', '-u', 'ns', '--interval', '0.2',
+                                          '--count', '3'] + per_cpu, snaps)
+        series, valid = [], bool(shutil.which('promtool'))
+        for p in out.split('# EOF\n')[:-1]:
+            if valid:
+                pr = subprocess.run(['promtool', 'check', 'metrics'], input=p + '# EOF\n',
+                                    capture_output=True, text=True, check=False)
+                valid = pr.returncode == 0
+            by = {}
+            for l in p.splitlines():
+                m = re.match(r'(kstats_latency_seconds_\w+)\{(.*)\} (\S+)$', l)
+                if m:
+                    by[(m[1], m[2])] = float(m[3])
+            series.append(by)
+        mono = len(series) == 3 and all(
+            set(a) <= set(b) and all(b[k] >= a[k] for k in a)
+            for a, b in zip(series, series[1:]))
+        want = sorted(x for iv in intervals for x in iv)
+        last = series[-1] if series else {}
+        if not per_cpu:
+            exact = last.get(('kstats_latency_seconds_count', 'metric="live"')) == len(want)
+            for (name, labels), v in last.items():
+                m = re.search(r'le="([^"]+)"', labels)
+                if name.endswith('_bucket') and m and m[1] != '+Inf':
+                    le = fractions.Fraction(m[1]) * 10 ** 9
+                    exact &= v == bisect.bisect_right(want, le)
+        else:
+            exact = sum(v for (name, _), v in last.items()
+                        if name.endswith('_count')) == len(want)
+        check('--interval --openmetrics %s: counters, monotonic over a reset; the last '
+              'exposition holds every interval\'s samples; valid (promtool)'
+              % ' '.join(per_cpu), rc == 0 and not fed and mono and exact and valid and
+              'reset' in err,
+              (fed, err, out[-1500:]))
 
 
 def test_hist(rng):

@@ -104,7 +104,8 @@ def label_value(label, unit):
 class Svg:
     """What a gnuplot SVG shows: texts (text, x, y, anchor, fill), the
     border (left, top, right, bottom), the dashed lines (x, colour), the
-    curves {title: [(x, y)...]} in order."""
+    curves {title: [(x, y)...]} in order, and the key's sample line of
+    each {title: [(x, y)...]}."""
 
     def __init__(self, path):
         self.ok = False
@@ -151,6 +152,7 @@ class Svg:
         self.ymajor = [y0 for x0, y0, x1, y1 in segments if self.border and
                        abs(x0 - self.border[0]) < 0.01 and y0 == y1 and x1 - x0 > 6]
         self.curves = {}
+        self.keys = {}
         for g in doc.getElementsByTagName('g'):
             if not g.getAttribute('id').startswith('gnuplot_plot_'):
                 continue
@@ -165,6 +167,7 @@ class Svg:
                                  for xy in re.findall(r'([-\d.]+),([-\d.]+)', sub)])
             # The first is the key's sample of the line.
             self.curves[title] = ([pt for s in subs[1:] for pt in s], colour)
+            self.keys[title] = subs[0] if subs else []
 
     def text_list(self):
         return [t[0] for t in self.texts]
@@ -354,6 +357,34 @@ def test_names_as_they_are(rng):
           rc == 0 and s.ok and 'a_b^c.series' in s.text_list(), (rc, err))
 
 
+def test_names_unique(rng):
+    """Two inputs of one base name: each curve titled with the shortest
+    end of its path that tells them apart (the same path twice: A and B)."""
+    text = gen.render({0: lognormal(rng, 500, 9, 1), 1: lognormal(rng, 500, 9, 1)}, 3)
+    for path in ('a/x.txt', 'b/x.txt', 'd1/run/x.txt', 'd2/run/x.txt', 'x.txt'):
+        os.makedirs(os.path.join(TMP, 'same', os.path.dirname(path)), exist_ok=True)
+        with open(os.path.join(TMP, 'same', path), 'w', encoding='ascii') as f:
+            f.write(text)
+    d = os.path.join(TMP, 'same')
+    for args, want in ((['a/x.txt', 'b/x.txt'], ['a/x.txt', 'b/x.txt']),
+                       ([d + '/a/x.txt', 'b/x.txt'], ['a/x.txt', 'b/x.txt']),
+                       (['d1/run/x.txt', 'd2/run/x.txt'], ['d1/run/x.txt', 'd2/run/x.txt']),
+                       (['x.txt', 'a/x.txt'], ['x.txt', 'a/x.txt']),
+                       (['a/x.txt', './a/x.txt'], ['a/x.txt', './a/x.txt']),
+                       (['a/x.txt', 'a/x.txt'], ['x.txt (A)', 'x.txt (B)']),
+                       (['--cdf', 'a/x.txt', 'b/x.txt'], ['a/x.txt', 'b/x.txt']),
+                       (['--per-cpu', 'a/x.txt', 'b/x.txt'],
+                        ['%s CPU %d' % (n, c) for n in ('a/x.txt', 'b/x.txt') for c in (0, 1)])):
+        img = os.path.join(TMP, 'same.svg')
+        if os.path.exists(img):
+            os.unlink(img)
+        rc, _, err = run(['sh', PLOT, '-t', 'svg', '-o', img] + args, cwd=d)
+        s = Svg(img)
+        check('kstats-plot %s: the legend tells the curves apart (%s)'
+              % (' '.join(a.replace(d, 'DIR') for a in args), ', '.join(want)),
+              rc == 0 and s.ok and list(s.curves) == want, (rc, err, s.ok and list(s.curves)))
+
+
 def test_units_and_ticks(rng):
     # Samples from 2 to 40 us, ms and s, in ns, us, ms and s.
     for unit, div, want in (('ns', 1, '10 us'), ('us', 1, '10 ms'), ('ms', 1, '10 s'),
@@ -514,6 +545,21 @@ def test_markers(rng):
         check('kstats-plot %s A B: the markers\' labels clear of the curves'
               % ' '.join(view), rc == 0 and len(labels) == 4 and curves and not clash,
               (rc, err, clash[:3]))
+    # The labels clear of the key: its entries' texts (right-aligned, a
+    # character at most 8 pixels wide, 12 high) and sample lines.
+    for view in ([], ['--cdf'], ['--linear'], ['--linear', '--cdf']):
+        rc, err, s = svg_plot(view + ['-u', 'ns', a, b], 'key')
+        boxes = []
+        for t, x, y, anchor, _ in s.texts if s.ok else []:
+            if t in s.keys and anchor == 'end':
+                right = max([x] + [px for px, _ in s.keys[t]])
+                boxes.append((t, x - 8 * len(t), y - 14, right, y + 4))
+        clash = [(t, q) for q, x, y, *_ in (s.texts if s.ok else []) if re.match(r'^p\d', q)
+                 for t, x0, y0, x1, y1 in boxes
+                 if x - 2 < x1 and x + 8 * len(q) + 8 > x0 and y - 14 < y1 and y + 4 > y0]
+        check('kstats-plot %s A B: the markers\' labels clear of the key'
+              % ' '.join(view), rc == 0 and len(boxes) == 2 and not clash,
+              (rc, err, boxes, clash))
     for p in ('0', '101', 'x', '50,,99', '50,'):
         rc, _, err = plot(['-p', p, a])
         check('kstats-plot -p %s -> exit 1, not a list of percentiles' % p,
@@ -716,6 +762,7 @@ def main():
         else:
             test_errors(rng)
             test_names_as_they_are(rng)
+            test_names_unique(rng)
             test_units_and_ticks(rng)
             test_range(rng)
             test_markers(rng)

@@ -45,16 +45,18 @@ def rank(q, n):
     return min(max(math.ceil(q / 100 * n), 1), n)
 
 
-def expect_row(values, secs=None):
+def expect_row(values, secs=None, bits=BITS):
     """What a row of the table must show for VALUES, the samples of the
-    interval: count, and the slots that hold p50, p99 and max."""
+    interval: count, the slots that hold p50 and p99 (of frac_bits BITS,
+    as coarse as the input's or coarser), and the upper bound of the slot
+    of the largest sample, max<= (at BITS, the input's)."""
     v = sorted(values)
     n = len(v)
     if not n:
         return {'n': 0}
     return {'n': n, 'p50': gen.slot_of(v[rank(50, n) - 1], BITS),
             'p99': gen.slot_of(v[rank(99, n) - 1], BITS),
-            'max': gen.slot_of(v[-1], BITS), 'total': sum(v),
+            'max': gen.slot_max(gen.slot_of(v[-1], bits), bits), 'total': sum(v),
             'rate': n / secs if secs else None, 'secs': secs}
 
 
@@ -84,16 +86,19 @@ def parse_tables(out):
 
 
 def row_ok(w, want):
-    """A row's words (function count rate p50 p99 max total) against WANT
-    (expect_row()); '' if right, else what is wrong."""
+    """A row's words (function count rate p50 p99 max<= total) against
+    WANT (expect_row()); '' if right, else what is wrong."""
     if int(w[1]) != want['n']:
         return 'count %s, not %d' % (w[1], want['n'])
     if not want['n']:
         return '' if w[3:] == ['-'] * 4 else 'no samples, but %s' % w[3:]
     bad = []
-    for i, k in ((3, 'p50'), (4, 'p99'), (5, 'max')):
+    for i, k in ((3, 'p50'), (4, 'p99')):
         if gen.slot_of(int(w[i]), BITS) != want[k]:
             bad.append('%s %s not in slot %d' % (k, w[i], want[k]))
+    # max<=: a bound that holds, as a metric's summary has it.
+    if int(w[5]) != want['max']:
+        bad.append('max<= %s, not %d' % (w[5], want['max']))
     if abs(int(w[6]) - want['total']) > want.get('tol', 0) + 1:
         bad.append('total %s, not %d +- %g' % (w[6], want['total'], want.get('tol', 0)))
     # The seconds of the header are printed to the millisecond.
@@ -298,7 +303,8 @@ def test_top_all(rng):
     rows = {w[0]: w for w in tables[0][1]} if tables else {}
     ok = rc == 0 and not fed and set(rows) == {'softirq', 'grp/f1', 'grp/f2'}
     ok = ok and tables[0][0][4:8] == ['dir', d, 'metrics', '3']
-    why = row_ok(rows['softirq'], dict(expect_row(values[1000:1800] + values[1200:1500]),
+    why = row_ok(rows['softirq'], dict(expect_row(values[1000:1800] + values[1200:1500],
+                                                  bits=3),
                                        tol=total_tolerance(flat(old), flat(new)))) \
         if ok else 'rows'
     # The group's _summary did not change: nothing in the interval.
@@ -312,7 +318,7 @@ def test_top_all(rng):
     tables = parse_tables(out)
     ok = rc == 0 and not fed and len(tables) == 1 and len(tables[0][1]) == 1
     H.check('top METRIC: one row; a metric without CPUS lines is read from its CPU lines',
-            ok and not row_ok(tables[0][1][0], dict(expect_row(flat(new)),
+            ok and not row_ok(tables[0][1][0], dict(expect_row(flat(new), bits=3),
                                                     tol=total_tolerance(flat(new)))),
             (out, err, fed))
     rc, out, err, fed = fed_run(['top', '--dir', d, 'softirq', '-i', '0.05', '-c', '1'],
@@ -737,6 +743,142 @@ def test_group_input(rng):
             rc == 1 and 'Is a directory' in err, err)
 
 
+UNIT_SCALE = {'ns': 1e-3, 'us': 1, 'ms': 1e3, 's': 1e6}
+
+
+def unit_value(word):
+    """A value of the table with -u us: '2.52ms' in us, or None."""
+    m = re.fullmatch(r'([0-9.]+)(ns|us|ms|s)', word)
+    return float(m[1]) * UNIT_SCALE[m[2]] if m else None
+
+
+def pct_cols_ok(out, funcs, pcts):
+    """A table whose columns after rate/s are p of PCTS, each in the slot
+    of the true percentile of each function: '' if so, else what is wrong."""
+    lines = out.splitlines()
+    want = ['function', 'count', 'rate/s'] + ['p%g' % q for q in pcts] + ['max<=', 'total']
+    head = next((l.split() for l in lines if l.startswith('function ')), [])
+    if head != want:
+        return 'columns %s, not %s' % (head, want)
+    tables = parse_tables(out)
+    rows = {w[0]: w for w in tables[-1][1]} if tables else {}
+    bad = []
+    for f, by in funcs.items():
+        v = sorted(flat(by))
+        w = rows.get(f, [])
+        for i, q in enumerate(pcts):
+            slot = gen.slot_of(v[rank(q, len(v)) - 1], BITS)
+            if len(w) != len(want) or gen.slot_of(int(w[3 + i]), BITS) != slot:
+                bad.append('%s p%g: %s, not in slot %d' % (f, q, w, slot))
+    return '; '.join(bad)
+
+
+def units_ok(plain, with_unit):
+    """The rows of WITH_UNIT (-u us) are those of PLAIN (their rates
+    aside), each value with a unit, within 3 significant digits: '' if so,
+    else what is wrong."""
+    a, b = parse_tables(plain), parse_tables(with_unit)
+    rows = {w[0]: w for w in b[-1][1]} if b else {}
+    bad = []
+    for w in a[-1][1] if a else []:
+        u = rows.get(w[0], [])
+        if len(u) != len(w) or u[:2] != w[:2]:
+            bad.append('%s: %s against %s' % (w[0], u, w))
+            continue
+        for i, (x, y) in enumerate(zip(w[3:], u[3:])):
+            v = unit_value(y)
+            if x == '-' and y == '-':
+                continue
+            if v is None or abs(v - float(x)) > 0.01 * float(x) + 0.001:
+                bad.append('%s: %s for %s' % (w[0], y, x))
+            # max<= (the last column but total): rounded up, so that it holds.
+            elif i == len(w) - 5 and v < float(x):
+                bad.append('%s: max<= %s, below %s' % (w[0], y, x))
+    return '; '.join(bad) if a and b else 'no table'
+
+
+def test_max_bound():
+    """max<= of the table: the upper bound of the slot of the largest
+    sample, exact as an integer (2^64 - 1 too), rounded up with -u."""
+    d = tempfile.mkdtemp(dir=H.TMP)
+    g = os.path.join(d, 'grp')
+    funcs = {'huge': {0: [5, 2 ** 64 - 1]}, 'odd': {1: [1000, 1500, 2100]}}
+    gen.write_group(g, funcs, BITS)
+    rc, out, err = H.run([g])
+    tables = parse_tables(out)
+    rows = {w[0]: w for w in tables[0][1]} if tables else {}
+    head = next((l.split() for l in out.splitlines() if l.startswith('function ')), [])
+    want = {f: str(gen.slot_max(gen.slot_of(max(flat(by)), BITS), BITS))
+            for f, by in funcs.items()}
+    H.check('group DIR: the column max<= is the upper bound of the slot of the largest '
+            'sample, exact (2^64 - 1)', rc == 0 and 'max<=' in head and
+            {f: w[5] for f, w in rows.items()} == want, (want, out, err))
+    rc, out, err = H.run(['-u', 'ns', g])
+    tables = parse_tables(out)
+    rows = {w[0]: w for w in tables[0][1]} if tables else {}
+    v = unit_value(rows.get('odd', [''] * 6)[5])
+    H.check('group DIR -u ns: max<= rounded up (%s: 3.08us, not 3.07us)' % want['odd'],
+            rc == 0 and rows.get('odd', [''] * 6)[5] == '3.08us' and
+            v is not None and v * 1000 >= int(want['odd']), out)
+
+
+def test_group_table_options(rng):
+    """The table of a group (DIR, and kstats top) takes -u and -p as a
+    metric's summary does; --cpu, which a _summary (the sums of the CPUs)
+    cannot give, is refused, and so is a -b that is not the group's."""
+    funcs = group_funcs(rng)
+    d = tempfile.mkdtemp(dir=H.TMP)
+    g = os.path.join(d, 'vfs')
+    gen.write_group(g, funcs, BITS, possible=4)
+
+    rc, plain, err = H.run([g])
+    rc2, out, err2 = H.run(['-p', '50,90,99.9', g])
+    why = pct_cols_ok(out, funcs, (50, 90, 99.9))
+    H.check('group DIR -p 50,90,99.9: the columns p50 p90 p99.9, each in its slot',
+            rc == rc2 == 0 and not why, (why, out, err2))
+    rc2, out, err2 = H.run(['-u', 'us', g])
+    why = units_ok(plain, out)
+    H.check('group DIR -u us: each value of the table with its unit (us, ms, s)',
+            rc == rc2 == 0 and not why, (why, out, err2))
+    rc2, out, err2 = H.run(['--cpu', '1', g])
+    H.check('group DIR --cpu 1: a usage error that says why (its _summary has no CPUs)',
+            rc2 == 1 and not out and H.usage_lines(err2) and '--cpu' in err2 and
+            '_summary' in err2, (out, err2))
+    rc2, out, err2 = H.run(['--json', '--cpu', '1', g])
+    try:
+        fs = json.loads(out)['functions']
+    except (ValueError, KeyError):
+        fs = {}
+    H.check('group DIR --json --cpu 1: the samples of CPU 1 of each function',
+            rc2 == 0 and {f: x['count'] for f, x in fs.items()} ==
+            {f: len(by.get(1, [])) for f, by in funcs.items()}, (out[:500], err2))
+    rc2, out, err2 = H.run(['-b', str(BITS), g])
+    H.check('group DIR -b BITS (the group\'s): the table as without it',
+            rc2 == 0 and out == plain, (out, err2))
+    rc2, out, err2 = H.run(['-b', str(BITS + 2), g])
+    H.check('group DIR -b other than the group\'s bits: exit 2, inconsistent input',
+            rc2 == 2 and not out and 'inconsistent input' in err2 and
+            '--bits' in err2, (out, err2))
+
+    # kstats top: -p as kstats's, and the sort by one of its columns.
+    m = os.path.join(d, 'm')
+    old = {0: flat(funcs['vfs_read'])[:1000]}
+    new = {0: flat(funcs['vfs_read'])}
+    rc, out, err, fed = fed_run(['top', '-p', '50,90', '-s', 'p90', '-i', '0.05', '-c', '1',
+                                 m], m, [gen.render(old, BITS), gen.render(new, BITS)])
+    why = pct_cols_ok(out, {'m': {0: flat(funcs['vfs_read'])[1000:]}}, (50, 90))
+    tables = parse_tables(out)
+    H.check('top -p 50,90 -s p90: the columns p50 p90 of the interval, sort p90',
+            rc == 0 and not fed and not why and tables and tables[0][0][-2:] ==
+            ['sort', 'p90'], (why, fed, out, err))
+    for args, what in ((['top', '-s', 'p99', '-p', '50,90'], "--sort: 'p99' is not"),
+                       (['top', '--cpu', '1'], 'the sums of the CPUs')):
+        rc, out, err = H.run(args + [g])
+        H.check('usage: kstats %s DIR -> exit 1, "%s" in a line, then Try'
+                % (' '.join(args), what), rc == 1 and not out and
+                H.usage_lines(err) and what in err.splitlines()[0], err)
+
+
 def test_usage():
     for args, what in ((['top', 'a', 'b'], '2 names'),
                        (['top', '-i', '0'], "--interval: '0' is not a positive"),
@@ -865,6 +1007,26 @@ def test_trace_glob(rng):
                 order == sorted(funcs, key=lambda f: (-sum(flat(funcs[f])), f)),
                 (bad, out))
 
+        # -u and --percentiles (-p is --pid there), as for a group's directory.
+        plain = out
+        kern.clear()
+        rc, out, err = H.run(wrap + ['trace', 'vfs_*', '--name', 'cols', '--percentiles',
+                                     '50,90,99.9', '--', *wait_for('cols')], raw=True)
+        why = pct_cols_ok(out, {f: by for f, by in funcs.items() if by}, (50, 90, 99.9))
+        # Each run's remove taken before the log is cleared for the next.
+        cmds = kern.commands(2)
+        H.check("trace 'vfs_*' --percentiles 50,90,99.9: the columns p50 p90 p99.9 of "
+                "its table, each in its slot", rc == 0 and not why and cmds == [
+                    'trace fprobe:vfs_* as cols bits 1', 'remove cols'], (why, cmds, out, err))
+        kern.clear()
+        rc, out, err = H.run(wrap + ['trace', 'vfs_*', '--name', 'unit', '-u', 'us', '--',
+                                     *wait_for('unit')], raw=True)
+        why = units_ok(plain, out)
+        cmds = kern.commands(2)
+        H.check("trace 'vfs_*' -u us: each value of its table with its unit",
+                rc == 0 and not why and cmds == ['trace fprobe:vfs_* as unit bits 1',
+                                                 'remove unit'], (why, cmds, out, err))
+
         kern.clear()
         rc, out, err = H.run(wrap + ['trace', 'fprobe:vfs_*', '--name', 'mine', '-n', '2',
                                      '-p', '42', '--', *wait_for('mine'), '3'], raw=True)
@@ -911,6 +1073,8 @@ def tests(harness, rng):
     test_top_all(rng)
     test_top_tty()
     test_group_input(rng)
+    test_group_table_options(rng)
+    test_max_bound()
     test_usage()
     test_trace_glob(rng)
 

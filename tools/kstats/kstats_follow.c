@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kstats --interval: the samples of each interval of a live metric. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kstats.h"
+
+/* 1 if @new is a later snapshot of @old: no slot of any CPU has fewer. */
+static int later(const struct ks_data *old, const struct ks_data *new)
+{
+	size_t c, s;
+
+	if (old->bits != new->bits || old->ncpus > new->ncpus)
+		return 0;
+	for (c = 0; c < old->ncpus; c++)
+		for (s = 0; s < old->cpu[c].nslots; s++)
+			if (old->cpu[c].count[s] &&
+			    (s >= new->cpu[c].nslots ||
+			     new->cpu[c].count[s] < old->cpu[c].count[s]))
+				return 0;
+	return 1;
+}
+
+double now_s(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One interval of --interval, as --rows, --json (a JSON line) or else. */
+static void follow_print(const struct ks_data *d, const char *input, long i, double secs,
+			 int reset)
+{
+	char x[32], clock[16];
+	struct stats st;
+	time_t now;
+	struct tm tm;
+	int k;
+
+	compute(selected(d, input), d->bits, &st);
+	if (opt.rows) {
+		if (i == 1) {
+			if (opt.cpu >= 0)
+				printf("cpu %ld\n", opt.cpu);
+			printf("%-8s %8s %10s %10s", "time", "interval", "count", "rate/s");
+			for (k = 0; k < opt.npct; k++) {
+				char col[40];
+
+				snprintf(col, sizeof(col), "p%s",
+					 pct_name(x, sizeof(x), opt.pct[k]));
+				printf(" %11s", col);
+			}
+			printf(" %11s %11s\n", "max<=", "total");
+		}
+		/*
+		 * The interval's end, local time, as funclatency -T; the last
+		 * column, the total of the samples: the time spent in what
+		 * they measure, in the interval.
+		 */
+		now = time(NULL);
+		if (!localtime_r(&now, &tm) || !strftime(clock, sizeof(clock), "%H:%M:%S", &tm))
+			snprintf(clock, sizeof(clock), "-");
+		printf("%-8s %8ld %10llu %10.1f", clock, i, (unsigned long long)st.n, st.n / secs);
+		for (k = 0; k < opt.npct; k++)
+			printf(" %11s", st.n ? fmt_val(x, sizeof(x), st.pct[k].value) : "-");
+		printf(" %11s", st.n ? fmt_hi(x, sizeof(x), ks_slot_max(st.last, d->bits)) : "-");
+		printf(" %11s%s\n", fmt_val(x, sizeof(x), st.sum),
+		       reset ? "  (reset)" : "");
+	} else if (opt.out == OUT_CSV) {
+		struct interval iv = { i, now_s(CLOCK_REALTIME), secs };
+
+		print_csv(d, selected(d, input), &iv, NULL, 1);
+	} else if (opt.out == OUT_OPENMETRICS) {
+		/* An exposition per interval, of the totals so far; nothing between them. */
+		output(d, input);
+	} else if (opt.out == OUT_JSON) {
+		printf("{\"interval\":%ld,\"time\":%.3f,\"seconds\":%.3f",
+		       i, now_s(CLOCK_REALTIME), secs);
+		printf(",\"rate\":%.1f,\"reset\":%s,\"stats\":", st.n / secs,
+		       reset ? "true" : "false");
+		json_stats(d, selected(d, input), 1);
+		printf("}\n");
+	} else {
+		printf("interval %ld seconds %.3f rate %.1f/s%s\n", i, secs, st.n / secs,
+		       reset ? " (after a reset)" : "");
+		output(d, input);
+	}
+	fflush(stdout);
+}
+
+/*
+ * 0, or the errno that kept @path from being read: a metric removed
+ * between two intervals (ENOENT at open, or EIO from debugfs when it goes
+ * while open) is waited for, not an error. Malformed text still is.
+ */
+static int try_load(struct ks_data *d, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int err;
+
+	if (!f)
+		return errno;
+	ks_data_init(d);
+	if (ks_read(d, f)) {
+		err = ferror(f) ? (errno ?: EIO) : 0;
+		fclose(f);
+		if (!err)
+			die(2, "%s: %s", path, d->err);
+		ks_data_free(d);
+		return err;
+	}
+	fclose(f);
+	if (ks_finish(d, opt.bits))
+		die(2, "%s: %s", path, d->err);
+	return 0;
+}
+
+/*
+ * --interval: the samples of each interval, the difference of two
+ * snapshots over the time measured between them. A snapshot with fewer
+ * samples than the one before (a reset, or a remove and a new trace)
+ * starts again from it, and is said to; a metric that is gone is waited
+ * for. --openmetrics: the totals of the intervals so far.
+ */
+void follow(const char *input)
+{
+	struct timespec ts = { (time_t)opt.interval,
+			       (long)((opt.interval - (time_t)opt.interval) * 1e9) };
+	char *path = resolve(input);
+	struct ks_data prev, cur, total;
+	double t0, t;
+	long i = 0;
+	int err, gone = 0, reset;
+
+	load(&prev, path);
+	selected(&prev, path);	/* --cpu N of this input, said now */
+	ks_data_init(&total);
+	t0 = now_s(CLOCK_MONOTONIC);
+	while (!opt.count || i < opt.count) {
+		nanosleep(&ts, NULL);
+		err = try_load(&cur, path);
+		if (err) {
+			if (!gone++)
+				fprintf(stderr, "%s: %s: %s; waiting for it\n", prog, path,
+					strerror(err));
+			continue;
+		}
+		t = now_s(CLOCK_MONOTONIC);
+		reset = gone || !later(&prev, &cur);
+		if (reset) {
+			fprintf(stderr, "%s: %s: %s; counting from it again\n", prog, path,
+				gone ? "back" : "reset");
+			/* The interval is what the new snapshot holds. */
+			ks_data_free(&prev);
+			ks_data_init(&prev);
+			prev.bits = cur.bits;
+			prev.possible = cur.possible;
+		}
+		gone = 0;
+		diff(&prev, &cur, path);
+		/*
+		 * OpenMetrics' histograms are counters: the totals of the
+		 * intervals so far, which a reset does not lower. A reader
+		 * (Prometheus' rate()) takes each interval's from them.
+		 */
+		if (opt.out == OUT_OPENMETRICS)
+			data_add(&total, &prev);
+		follow_print(opt.out == OUT_OPENMETRICS ? &total : &prev, input, ++i, t - t0,
+			     reset);
+		ks_data_free(&prev);
+		prev = cur;
+		t0 = t;
+	}
+	ks_data_free(&prev);
+	ks_data_free(&total);
+	free(path);
+}

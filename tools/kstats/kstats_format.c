@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kstats: numbers as printed: units, 3 significant digits, bounds that hold. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+
+#include "kstats.h"
+
+const char * const unit_names[] = { "ns", "us", "ms", "s" };
+
+static int ndigits(uint64_t v)
+{
+	int d = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		d++;
+	}
+	return d;
+}
+
+static uint64_t pow10u(int e)
+{
+	uint64_t p = 1;
+
+	while (e-- > 0)
+		p *= 10;
+	return p;
+}
+
+/*
+ * @v / 10^@frac (@frac <= 19) exactly, in integer arithmetic, without
+ * trailing zeros: 1023 and 9 give 0.000001023.
+ */
+const char *fmt_fixed(char *buf, size_t n, uint64_t v, int frac)
+{
+	uint64_t p = pow10u(frac), r = frac ? v % p : 0;
+	int len = snprintf(buf, n, "%llu", (unsigned long long)(frac ? v / p : v));
+	char f[40];
+
+	if (r && len > 0 && (size_t)len < n) {
+		snprintf(f, sizeof(f), "%0*llu", frac & 31, (unsigned long long)r);
+		while (f[frac - 1] == '0')
+			frac--;
+		snprintf(buf + len, n - len, ".%.*s", frac, f);
+	}
+	return buf;
+}
+
+/*
+ * -@m * 10^@e if @neg, else @m * 10^@e, in unit @u (of unit_names), in
+ * the largest unit up to s where it is 1000 or more: each digit of @m
+ * printed, no other.
+ */
+static const char *fmt_digits(char *buf, size_t n, int neg, uint64_t m, int e, int u)
+{
+	const char *sign = neg && m ? "-" : "";
+	uint64_t p;
+
+	while (u < 3 && ndigits(m) + e > 3) {
+		e -= 3;
+		u++;
+	}
+	if (e > 20) {
+		/* Past 10^23 s (a total of many huge samples): in exponent form. */
+		snprintf(buf, n, "%s%.*e %s", sign, ndigits(m) - 1, m * pow(10, e), unit_names[u]);
+	} else if (e >= 0) {
+		snprintf(buf, n, "%s%llu%.*s %s", sign, (unsigned long long)m, e,
+			 "00000000000000000000", unit_names[u]);
+	} else if (e < -19) {
+		snprintf(buf, n, "0 %s", unit_names[u]);
+	} else {
+		p = pow10u(-e);
+		snprintf(buf, n, "%s%llu.%0*llu %s", sign, (unsigned long long)(m / p), -e,
+			 (unsigned long long)(m % p), unit_names[u]);
+	}
+	return buf;
+}
+
+/* @v cut to 3 significant digits, rounded as @dir: *@m * 10^*@e. */
+static void sig3_u64(uint64_t v, int dir, uint64_t *m, int *e)
+{
+	int d = ndigits(v);
+	uint64_t p, r;
+
+	*m = v;
+	*e = 0;
+	if (d <= 3)
+		return;
+	p = pow10u(d - 3);
+	r = v % p;
+	*m = v / p;
+	*e = d - 3;
+	if ((dir == RND_UP && r) || (dir == RND_NEAR && r >= p - r))
+		(*m)++;
+	if (*m == 1000) {
+		*m = 100;
+		(*e)++;
+	}
+}
+
+/*
+ * A number in the unit of --unit, scaled up to s, with 3 significant
+ * digits (trailing zeros kept when @pad: a column of values reads alike),
+ * rounded as @dir, so that a bound printed still holds; plain without
+ * --unit: @v exactly, an integer.
+ */
+static const char *fmt_u64(char *buf, size_t n, uint64_t v, int dir, int pad)
+{
+	uint64_t m;
+	int e, d;
+
+	if (!opt.human) {
+		snprintf(buf, n, "%llu", (unsigned long long)v);
+		return buf;
+	}
+	sig3_u64(v, dir, &m, &e);
+	d = ndigits(m);
+	if (pad && v && d < 3) {
+		m *= pow10u(3 - d);
+		e -= 3 - d;
+	}
+	return fmt_digits(buf, n, 0, m, e, opt.human - 1);
+}
+
+const char *fmt_num(char *buf, size_t n, double v, int dir, int pad)
+{
+	double a = fabs(v), x = 0;
+	int neg = v < 0, e, i;
+
+	if (!opt.human || !isfinite(v)) {
+		snprintf(buf, n, "%.0f", dir == RND_DOWN ? floor(v) : dir == RND_UP ? ceil(v) : v);
+		return buf;
+	}
+	if (neg)
+		dir = -dir;
+	if (a == floor(a) && a < 0x1p64) {
+		fmt_u64(buf + neg, n - neg, (uint64_t)a, dir, pad);
+		if (neg)
+			buf[0] = '-';
+		return buf;
+	}
+	/* a = x * 10^e, x rounded as dir to 3 digits (100 to 999). */
+	e = (int)floor(log10(a)) - 2;
+	for (i = 0; i < 4; i++) {
+		x = e >= 0 ? a / pow(10, e) : a * pow(10, -e);
+		x = dir == RND_DOWN ? floor(x) : dir == RND_UP ? ceil(x) : round(x);
+		if (x >= 1000)
+			e++;
+		else if (x < 100)
+			e--;
+		else
+			break;
+	}
+	return fmt_digits(buf, n, neg, x < 100 ? 100 : x >= 1000 ? 999 : (uint64_t)x, e,
+			  opt.human - 1);
+}
+
+/* A value: 3 significant digits with --unit (2.40 us above 2.38 us). */
+const char *fmt_val(char *buf, size_t n, double v)
+{
+	return fmt_num(buf, n, v, RND_NEAR, 1);
+}
+
+/* Bounds, rounded outwards: what is printed holds. */
+const char *fmt_lo(char *buf, size_t n, uint64_t v)
+{
+	return fmt_u64(buf, n, v, RND_DOWN, 0);
+}
+
+const char *fmt_hi(char *buf, size_t n, uint64_t v)
+{
+	return fmt_u64(buf, n, v, RND_UP, 0);
+}
+
+/*
+ * A bound exactly, in integer arithmetic: with --unit, in the largest
+ * unit up to s where it is 1 or more (1151 ns: 1.151 us).
+ */
+const char *fmt_exact(char *buf, size_t n, uint64_t v)
+{
+	char num[40];
+	int u = opt.human - 1, k = 0;
+
+	if (!opt.human)
+		return fmt_fixed(buf, n, v, 0);
+	while (u + k < 3 && v >= pow10u(3 * (k + 1)))
+		k++;
+	snprintf(buf, n, "%s %s", fmt_fixed(num, sizeof(num), v, 3 * k), unit_names[u + k]);
+	return buf;
+}
+
+const char *pct_name(char *buf, size_t n, double q)
+{
+	snprintf(buf, n, "%g", q);
+	return buf;
+}

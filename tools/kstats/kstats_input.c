@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kstats: the inputs: a file, a metric name under debugfs, or standard input. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kstats.h"
+
+/* The debugfs mount point, from /proc/mounts; NULL if not mounted. */
+char *kstats_debugfs(const char *what)
+{
+	char line[4096], dev[256], dir[2048], type[64];
+	char *path = NULL;
+	FILE *m;
+
+	m = fopen("/proc/mounts", "r");
+	if (!m)
+		die(1, "%s: /proc/mounts cannot be read", what);
+	while (!path && fgets(line, sizeof(line), m)) {
+		if (sscanf(line, "%255s %2047s %63s", dev, dir, type) == 3 &&
+		    !strcmp(type, "debugfs")) {
+			path = strdup(dir);
+			if (!path)
+				die(1, "out of memory");
+		}
+	}
+	fclose(m);
+	return path;
+}
+
+/* A metric name: the file kstats/NAME under the debugfs mount. */
+char *resolve(const char *input)
+{
+	char *dir, *path;
+
+	if (!strcmp(input, "-") || strchr(input, '/') || !access(input, F_OK))
+		return strdup(input);
+	dir = kstats_debugfs(input);
+	if (!dir)
+		die(1, "%s: no such file, and debugfs is not mounted", input);
+	if (asprintf(&path, "%s/kstats/%s", dir, input) < 0)
+		die(1, "out of memory");
+	free(dir);
+	return path;
+}
+
+/* Read @f, opened from @path, into @d; closes @f unless it is stdin. */
+static void load_file(struct ks_data *d, FILE *f, const char *path)
+{
+	struct stat st;
+
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode))
+		die(1, "%s: %s", path, strerror(EISDIR));
+	ks_data_init(d);
+	if (ks_read(d, f) || ks_finish(d, opt.bits))
+		die(2, "%s: %s", path, d->err);
+	if (f != stdin)
+		fclose(f);
+}
+
+void load(struct ks_data *d, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+
+	if (!f)
+		die(1, "%s: %s", path, strerror(errno));
+	load_file(d, f, path);
+}

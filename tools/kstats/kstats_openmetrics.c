@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kstats --openmetrics: histograms in the OpenMetrics text format. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kstats.h"
+
+/*
+ * A label value of OpenMetrics: the name of the metric (its last path
+ * component), with backslash, double quote and newline escaped.
+ */
+void om_label(char *out, size_t n, const char *in)
+{
+	const char *base = strrchr(in, '/');
+	size_t i = 0;
+
+	base = base && base[1] ? base + 1 : in;
+	for (; *base && i + 3 < n; base++) {
+		if (*base == '\\' || *base == '"' || *base == '\n')
+			out[i++] = '\\';
+		out[i++] = *base == '\n' ? 'n' : *base;
+	}
+	out[i] = '\0';
+}
+
+/* A value in the family's unit: seconds with -u, else as recorded. */
+static double om_value(double v)
+{
+	static const double scale[] = { 1, 1 / 1e9, 1 / 1e6, 1 / 1e3, 1 };
+
+	return v * scale[opt.human];
+}
+
+/*
+ * A bucket's bound in the family's unit, exactly: the integer bound in
+ * the unit recorded, or in seconds with -u, its decimal by integer
+ * division and remainder (a double has 53 bits: 2^63 - 1 ns would print
+ * below itself, as 9223372036.85).
+ */
+static const char *om_le(char *buf, size_t n, uint64_t v)
+{
+	return fmt_fixed(buf, n, v, opt.human ? 3 * (4 - opt.human) : 0);
+}
+
+/*
+ * One series: a bucket for each slot of frac_bits opt.le_bits but the
+ * last (+Inf holds it), empty ones included, so that every series of the
+ * family has the same bounds, whatever its input: sums across CPUs and
+ * hosts are then right. A slot of a coarser frac_bits is a union of
+ * finer ones, so each count is exact.
+ */
+void om_series(const char *family, const char *labels, const struct ks_data *d,
+	       const struct ks_hist *h)
+{
+	unsigned int nr = ks_nr_slots(opt.le_bits), cs;
+	uint64_t *count = calloc(nr, sizeof(*count)), cum = 0;
+	double sum = 0;
+	char le[40];
+	size_t s;
+
+	if (!count)
+		die(1, "out of memory");
+	for (s = 0; s < h->nslots; s++) {
+		if (!h->count[s])
+			continue;
+		count[ks_slot(ks_slot_min(s, d->bits), opt.le_bits)] += h->count[s];
+		sum += h->sum[s];
+	}
+	for (cs = 0; cs + 1 < nr; cs++) {
+		cum += count[cs];
+		printf("%s_bucket{%sle=\"%s\"} %llu\n", family, labels,
+		       om_le(le, sizeof(le), ks_slot_max(cs, opt.le_bits)),
+		       (unsigned long long)cum);
+	}
+	cum += count[cs];
+	printf("%s_bucket{%sle=\"+Inf\"} %llu\n", family, labels, (unsigned long long)cum);
+	printf("%s_sum{%.*s} %.12g\n", family, (int)strlen(labels) - 1, labels, om_value(sum));
+	printf("%s_count{%.*s} %llu\n", family, (int)strlen(labels) - 1, labels,
+	       (unsigned long long)cum);
+	free(count);
+}
+
+/*
+ * OpenMetrics, one family per unit (Prometheus' base unit, seconds, when
+ * -u gives one), the metric as a label: sum by (le) adds up CPUs, hosts
+ * and metrics alike.
+ */
+void print_openmetrics(const struct ks_data *d, const char *input)
+{
+	const char *family = opt.human ? "kstats_latency_seconds" : "kstats_latency";
+	char metric[512], labels[600];
+	size_t c;
+
+	if (opt.le_bits > d->bits)
+		die(1, "--le-bits %d: finer than the input's frac_bits %d", opt.le_bits,
+		    d->bits);
+	om_label(metric, sizeof(metric), opt.name ? opt.name : input);
+	printf("# HELP %s kstats latency distribution%s\n", family,
+	       opt.human ? ", in seconds" : ", in the unit recorded");
+	printf("# TYPE %s histogram\n", family);
+	if (opt.human)
+		printf("# UNIT %s seconds\n", family);
+	if (!opt.per_cpu) {
+		snprintf(labels, sizeof(labels), "metric=\"%s\",", metric);
+		om_series(family, labels, d, &d->all);
+	} else {
+		for (c = 0; c < d->ncpus; c++) {
+			if (!d->cpu[c].nslots)
+				continue;
+			snprintf(labels, sizeof(labels), "metric=\"%s\",cpu=\"%zu\",", metric, c);
+			om_series(family, labels, d, &d->cpu[c]);
+		}
+	}
+	printf("# EOF\n");
+}
+
+const char *om_family(void)
+{
+	return opt.human ? "kstats_latency_seconds" : "kstats_latency";
+}

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kstats -o FILE: a temporary file, renamed to FILE once complete. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kstats.h"
+
+static char *out_tmp;		/* -o: the temporary file, until renamed */
+
+/*
+ * -o FILE: standard output goes to a temporary file beside FILE, renamed
+ * to FILE once complete, so that a reader (node_exporter's textfile
+ * collector) never sees half of it. It does not end in .prom.
+ */
+void out_begin(const char *file)
+{
+	mode_t mask = umask(0);
+	int fd;
+
+	umask(mask);
+	if (asprintf(&out_tmp, "%s.tmp.XXXXXX", file) < 0)
+		die(1, "out of memory");
+	fd = mkstemp(out_tmp);
+	if (fd < 0) {
+		free(out_tmp);
+		out_tmp = NULL;
+		die(1, "%s: %s", file, strerror(errno));
+	}
+	if (fchmod(fd, 0666 & ~mask) || dup2(fd, STDOUT_FILENO) < 0)
+		die(1, "%s: %s", out_tmp, strerror(errno));
+	close(fd);
+}
+
+void out_commit(const char *file)
+{
+	if (fflush(stdout) || fsync(STDOUT_FILENO))
+		die(1, "%s: %s", out_tmp, strerror(errno));
+	if (rename(out_tmp, file))
+		die(1, "%s: %s", file, strerror(errno));
+	free(out_tmp);
+	out_tmp = NULL;
+}
+
+void out_abort(void)
+{
+	if (out_tmp)
+		unlink(out_tmp);
+}
