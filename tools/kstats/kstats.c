@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 		spec = argv[2];
 		if (*spec == '-')
 			usage_error("trace: the function comes first: kstats trace FUNC [options]");
-		func = strchr(spec, ':') ? strchr(spec, ':') + 1 : spec;
+		func = trace_func(spec);
 		if (!*func)
 			usage_error("trace: '%s' is not a function", spec);
 		argc -= 2;

@@ -153,6 +153,7 @@ void follow(const char *input);
 
 /* kstats_trace.c: kstats trace */
 int trace_main(const char *spec, int argc, char **argv, double secs);
+const char *trace_func(const char *spec);
 
 /* kstats_outfile.c: -o, a file written whole or not at all */
 void out_begin(const char *file);

@@ -1379,7 +1379,7 @@ void group_main(const char *path, const char *input)
  */
 const char *trace_group(const char **spec, const char *name, int per_cpu)
 {
-	const char *func = strchr(*spec, ':') ? strchr(*spec, ':') + 1 : *spec, *c;
+	const char *func = trace_func(*spec), *c;
 	char *group;
 
 	if (!strpbrk(func, "*?[")) {

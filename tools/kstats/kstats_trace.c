@@ -110,6 +110,21 @@ static int trace_wait(const sigset_t *set, double secs)
 	return sig < 0 ? 0 : sig;
 }
 
+/*
+ * The function of kstats trace [pcpu:|fprobe:]FUNC, as the kernel names the
+ * trace: FUNC, which may be MODULE:SYMBOL.
+ */
+const char *trace_func(const char *spec)
+{
+	static const char * const forms[] = { "pcpu:", "fprobe:", NULL };
+	const char * const *f;
+
+	for (f = forms; *f; f++)
+		if (!strncmp(spec, *f, strlen(*f)))
+			return spec + strlen(*f);
+	return spec;
+}
+
 /* kstats trace SPEC [-- COMMAND...]: @argv is the command, if @argc. */
 int trace_main(const char *spec, int argc, char **argv, double secs)
 {
@@ -123,7 +138,7 @@ int trace_main(const char *spec, int argc, char **argv, double secs)
 
 	/* main() checked that there is one; a glob makes a group (kstats_top.c). */
 	group = trace_group(&spec, opt.name, opt.per_cpu || opt.cpu >= 0);
-	tr.name = group ?: strchr(spec, ':') ? strchr(spec, ':') + 1 : spec;
+	tr.name = group ?: trace_func(spec);
 	if (geteuid())
 		die(1, "trace: needs root, to write to debugfs (kstats/_control)");
 	debugfs = kstats_debugfs("trace");

@@ -1061,6 +1061,17 @@ def test_trace_glob(rng):
                 st.get('group') == 'sig' and
                 {f: x['count'] for f, x in st.get('functions', {}).items()} ==
                 {f: len(flat(v)) for f, v in funcs.items()}, (p.returncode, kern.log, out, err))
+
+        # MODULE:SYMBOL is the function's name, as the kernel names the
+        # trace; only pcpu: and fprobe: are forms, taken off it.
+        for spec, name in (('kstats_bench:ksdup_call', 'kstats_bench:ksdup_call'),
+                           ('fprobe:kstats_bench:ksdup_call', 'kstats_bench:ksdup_call'),
+                           ('pcpu:vfs_read', 'vfs_read')):
+            kern.clear()
+            rc, out, err = H.run(wrap + ['trace', spec, '--', 'true'], raw=True)
+            H.check('trace %s: traced and removed as %s' % (spec, name),
+                    kern.commands(2) == ['trace %s bits 3' % spec, 'remove %s' % name],
+                    (rc, kern.log, out, err))
     finally:
         kern.stop()
 
