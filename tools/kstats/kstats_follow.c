@@ -9,19 +9,28 @@
 
 #include "kstats.h"
 
-/* 1 if @new is a later snapshot of @old: no slot of any CPU has fewer. */
+/* 1 if @new is a later snapshot of @old: no slot of any CPU, or of CPUS, has fewer. */
+static int hist_later(const struct ks_hist *old, const struct ks_hist *new)
+{
+	size_t s;
+
+	for (s = 0; s < old->nslots; s++)
+		if (old->count[s] && (s >= new->nslots || new->count[s] < old->count[s]))
+			return 0;
+	return 1;
+}
+
+/* The CPUS lines too: an input may have no CPU line. */
 static int later(const struct ks_data *old, const struct ks_data *new)
 {
-	size_t c, s;
+	size_t c;
 
-	if (old->bits != new->bits || old->ncpus > new->ncpus)
+	if (old->bits != new->bits || old->ncpus > new->ncpus ||
+	    !hist_later(&old->all, &new->all))
 		return 0;
 	for (c = 0; c < old->ncpus; c++)
-		for (s = 0; s < old->cpu[c].nslots; s++)
-			if (old->cpu[c].count[s] &&
-			    (s >= new->cpu[c].nslots ||
-			     new->cpu[c].count[s] < old->cpu[c].count[s]))
-				return 0;
+		if (!hist_later(&old->cpu[c], &new->cpu[c]))
+			return 0;
 	return 1;
 }
 

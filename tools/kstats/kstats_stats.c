@@ -210,8 +210,12 @@ static void hist_sub(struct ks_hist *a, const struct ks_hist *b, int bits, const
 			die(2, "%s: slot %zu lost samples: not a later snapshot (reset?)",
 			    what, s);
 	hist_grow(a, b->nslots);
+	/*
+	 * nslots is a capacity, which grows from the first slot read: @a may
+	 * have more than @b, empty past @b's (checked above).
+	 */
 	for (s = 0; s < a->nslots; s++) {
-		uint64_t n = b->count[s] - a->count[s];
+		uint64_t n = (s < b->nslots ? b->count[s] : 0) - a->count[s];
 		double lo = ks_slot_min(s, bits), hi = ks_slot_max(s, bits), mean;
 
 		if (!n) {

@@ -642,6 +642,16 @@ def test_diff_interval(rng):
           st['cpus']['1']['count'] == 1000 and bounds[0] == bounds[1], st['count'])
     rc, _, err = run(['--diff', new, old])
     check('diff: an earlier snapshot second is an error', rc == 2 and 'lost samples' in err, err)
+    # The old snapshot's first slot is higher than the new one's: its
+    # histogram was allocated with more slots (a capacity that grows from
+    # the first slot read), and the difference read past the new one's.
+    for n, vals in ((1, [1280]), (3, [1280, 100, 1000])):
+        old = write('old-hi', gen.render({0: [1792, 1920]}, 3))
+        new = write('new-lo', gen.render({0: vals + [1792, 1920]}, 3))
+        rc, out, err = run(['--diff', '--json', old, new])
+        st = json.loads(out) if rc == 0 else {}
+        check('diff: a new snapshot whose first slot is lower than the old one\'s: count %d' % n,
+              st.get('count') == n, (rc, out, err))
 
     # --interval: the samples between two reads, over the time measured
     # between them: never less than the interval asked (what is above it
@@ -675,6 +685,18 @@ def test_diff_interval(rng):
           rows[1].split()[2] == '200' and rows[1].endswith('(reset)') and
           rows[2].split()[2] == '300' and 'reset; counting from it again' in err,
           (fed, out, err))
+    # The same with CPUS lines only (a metric cut to its totals).
+    def cpus_only(text):
+        return ''.join(l + '\n' for l in text.splitlines() if ' CPUS ' in l)
+    rc, out, err, fed = follow_reads(
+        ['--rows', '--interval', '0.5', '--count', '2'],
+        [cpus_only(gen.render({0: values[:1000]}, 3)), cpus_only(gen.render({0: values[:200]}, 3)),
+         cpus_only(gen.render({0: values[:500]}, 3))])
+    rows = out.splitlines()
+    check('interval --rows, CPUS lines only: a reset said and followed',
+          rc == 0 and not fed and len(rows) == 3 and
+          rows[1].split()[2] == '200' and rows[1].endswith('(reset)') and
+          rows[2].split()[2] == '300', (fed, out, err))
     rc, out, err, fed = follow(['--rows', '-p', '50,99.9'], [gen.render({0: values[:200]}, 3)])
     check('interval --rows -p 50,99.9: those percentiles',
           rc == 0 and not fed and
