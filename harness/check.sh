@@ -22,6 +22,11 @@ trap 'echo "make check interrupted: stopping what it started" >&2; stop_run; exi
 # above then runs at once, not when CMD is done (a VM of half an hour).
 fgwait() { "$@" & wait $!; }
 
+# The logs are read as text, whatever bytes they hold: a console that a
+# fuzzer wrote invalid UTF-8 to would make grep answer "binary file
+# matches" instead of the lines, and the verdicts in them would be lost.
+grep() { command grep -a "$@"; }
+
 PASSED=0
 FAILED=0
 SKIPPED=0
@@ -441,7 +446,7 @@ import sys
 sys.path.insert(0, sys.argv[2])
 import kstats_gen as gen
 blocks, cur = [], None
-for line in open(sys.argv[1]):
+for line in open(sys.argv[1], errors='replace'):
     if line.startswith('KSTATS_RECORD_BEGIN '):
         w = line.split()
         cur = (int(w[1]), int(w[2]), [int(v) for v in w[3:]], [])
