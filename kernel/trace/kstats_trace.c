@@ -1441,6 +1441,11 @@ static int kstats_trace_check_sym(const char *sym)
 				 sym);
 		return -EINVAL;
 	}
+	/* fprobe:pcpu:FUNC is two forms, not the module pcpu. */
+	if (colon && (!strncmp(sym, "pcpu:", mlen + 1) || !strncmp(sym, "fprobe:", mlen + 1))) {
+		kstats_trace_err(sym, "'%s': one form at most, pcpu: or fprobe:", sym);
+		return -EINVAL;
+	}
 	if (colon && !kstats_trace_valid_mod(sym, mlen)) {
 		kstats_trace_err(sym, "invalid module name in '%s': MODULE:SYMBOL, with '_' where the module's file has '-'",
 				 sym);
