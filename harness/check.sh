@@ -400,7 +400,7 @@ else
 	cat "$LOGS/faults-build.log"
 	fail "build harness/faults/kstats_faults.ko against the debug kernel"
 fi
-VM_CPUS=8 VM_APPEND="maxcpus=4 panic_on_warn=1" VM_FLAVOR=debug VM_TIMEOUT=1800 \
+VM_CPUS=8 VM_APPEND="maxcpus=4 panic_on_warn=1" VM_FLAVOR=debug VM_TIMEOUT=2700 \
 	VM_CONSOLE=$LOGS/console-debug.log \
 	fgwait "$HARNESS/vm.sh" run "$HARNESS/guest-check.sh" "$sel"/kstats/*.sh \
 	"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$LOGS/guest-torture.sh" \

@@ -194,8 +194,10 @@ check_refusals() {
 ktap_test_result "groups refuse bad globs, too many functions, too much memory, names in use" \
 	check_refusals
 
-# Every syscall in a group, added and removed 20 times while a process
-# makes syscalls on every CPU: no report, nothing left.
+# Every syscall in a group, added and removed KSTATS_GROUP_ROUNDS times
+# (default 20) while a process makes syscalls on every CPU: no report,
+# nothing left.
+ROUNDS=${KSTATS_GROUP_ROUNDS:-20}
 check_load() {
 	ks_mark "kstats_group_test $$: load"
 	pids=""
@@ -206,7 +208,7 @@ check_load() {
 	# shellcheck disable=SC2086 # a list of pids
 	ks_wait_for 60 ks_spinning $pids || ktap_print_msg "the spinners did not start"
 	ok=1 n=0 samples=0
-	for i in $(seq 20); do
+	for i in $(seq "$ROUNDS"); do
 		[ "$(ctl "trace fprobe:__x64_sys_* as sys")" = OK ] || { ok=0; break; }
 		# A round times something: the spinners' getppid() calls.
 		ks_wait_for 60 sh -c "[ \$(awk '\$2 == \"sys\" { for (i = 3; i < NF; i++)
@@ -217,7 +219,7 @@ check_load() {
 	# shellcheck disable=SC2086 # a list of pids
 	kill -TERM $pids
 	wait $pids 2> /dev/null
-	ktap_print_msg "20 rounds of a group of $n syscalls under load ($samples samples" \
+	ktap_print_msg "$ROUNDS rounds of a group of $n syscalls under load ($samples samples" \
 		"in the first): $([ $ok -eq 1 ] && echo ok)"
 	[ $ok -eq 1 ] && [ "$n" -gt 100 ] && [ "$samples" -gt 0 ] && [ ! -e "$KS/sys" ] &&
 		! grep -q '^name sys ' "$CTL" && ks_no_reports_since "kstats_group_test $$: load"
