@@ -145,10 +145,13 @@ whole() {
 		[ ! -e "$K/$1" ] && [ ! -e "$K/GAP-$1" ]
 	fi
 }
-# KSTATS_FI_ROUNDS rounds of every command under injection.
+# KSTATS_FI_ROUNDS rounds of every command under injection, and more, up
+# to 50, until some have failed and some succeeded: whether a round meets
+# an injected failure is chance (3% of the allocations).
+fi_both() { grep -q '^ok' "$T/fi" && grep -q '^failed' "$T/fi"; }
 fi_rounds() {
 	i=0
-	while [ $i -lt "${KSTATS_FI_ROUNDS:-10}" ]; do
+	while [ $i -lt "${KSTATS_FI_ROUNDS:-10}" ] || { [ $i -lt 50 ] && ! fi_both; }; do
 		i=$((i + 1))
 		echo "$FI_CMDS" | tr '|' '\n' | while read -r cmd; do
 			cmd=$(echo "$cmd" | sed "s/fiN/fi$i/")
@@ -216,7 +219,7 @@ fault_injection() {
 	ks_expect_end
 	ok=$(grep -c '^ok' "$T/fi")
 	failed=$(grep -c '^failed' "$T/fi")
-	echo "# fault injection: $ok commands succeeded, $failed failed cleanly:" \
+	echo "# fault injection: $ok commands succeeded, $failed failed cleanly in $i rounds:" \
 		"$(sed -n 's/^failed //p' "$T/fi" | sort | uniq -c | tr -s ' \n' ' ')"
 	reported_since "expect begin: fault injection (kstats_torture $$)" "$BUG_RE" &&
 		rc=1
