@@ -186,7 +186,10 @@ static struct vfsmount *kstats_test_mnt;
  * @name: the file, in the kstats directory
  * @flags: open flags, such as O_RDONLY or O_WRONLY | O_TRUNC
  *
- * For the KUnit suites of kstats and of its users.
+ * For the KUnit suites of kstats and of its users, which close it with
+ * __fput_sync(): fput() from their kernel thread would release it later,
+ * and a test that counts references on a module, or removes what the file
+ * shows, would see it still open.
  *
  * Context: process context; may sleep.
  * Return: the open file, or an error pointer.
@@ -237,7 +240,7 @@ char *kstats_kunit_read(struct kunit *test, const char *name)
 			       PTR_ERR(file));
 	buf = kvzalloc(size, GFP_KERNEL);
 	if (!buf)
-		fput(file);
+		__fput_sync(file);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	/* Small reads, so that the output crosses many read() calls. */
 	do {
@@ -252,7 +255,7 @@ char *kstats_kunit_read(struct kunit *test, const char *name)
 		if (n > 0)
 			len += n;
 	} while (n > 0);
-	fput(file);
+	__fput_sync(file);
 	if (kunit_add_action_or_reset(test, kstats_test_kvfree, buf))
 		KUNIT_FAIL_AND_ABORT(test, "no memory for the buffer of %s", name);
 	KUNIT_ASSERT_EQ(test, n, 0);
@@ -279,7 +282,7 @@ static ssize_t kstats_test_write(struct kunit *test, const char *name,
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
 	ret = kernel_write(file, cmd, strlen(cmd), &pos);
-	fput(file);
+	__fput_sync(file);
 	return ret;
 }
 
@@ -704,7 +707,7 @@ static void kstats_test_delete_while_open(struct kunit *test)
 	KUNIT_EXPECT_GT(test, kernel_read(file, buf, sizeof(buf) - 1, &pos), 0);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "slot 5   CPUS"));
 	KUNIT_EXPECT_EQ(test, kernel_read(file, buf, sizeof(buf) - 1, &pos), 0);
-	fput(file);
+	__fput_sync(file);
 	file = kstats_kunit_open("kunit_gone", O_RDONLY);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(file));
 }

@@ -194,10 +194,14 @@ struct kstats_trace_mode_ops {
 };
 
 /*
- * kstats_trace_mutex serializes the commands, the module notifier and the
- * readers of _control, and protects kstats_trace_list; probe handlers
- * never take it.
+ * kstats_trace_cmd_mutex serializes the commands: the one that holds it
+ * owns error_log's command (kstats_trace_cmdline), and checks the names of
+ * its functions, a long walk of ftrace's, without kstats_trace_mutex.
+ * kstats_trace_mutex, taken inside it, serializes the commands' changes,
+ * the module notifier and the readers of _control, and protects
+ * kstats_trace_list; probe handlers never take either.
  */
+static DEFINE_MUTEX(kstats_trace_cmd_mutex);
 static DEFINE_MUTEX(kstats_trace_mutex);
 static LIST_HEAD(kstats_trace_list);
 static struct dentry *kstats_trace_control, *kstats_trace_error_log;
@@ -929,9 +933,13 @@ static unsigned long kstats_trace_func_start(char *buf, unsigned long ip)
  * among the functions ftrace lists (where kprobes and fprobes go at a
  * function's start), those named @p->sym, or for MODULE:SYM in that module
  * only. When ftrace lists one, the function kprobes resolve the name to
- * must be that one: not a notrace function of the same name.
+ * must be that one: not a notrace function of the same name. The walk of
+ * ftrace's functions is long (as a write of set_ftrace_filter): it runs
+ * before kstats_trace_mutex, which readers of _control and the module
+ * notifier take. Like trace_kprobe's check, it is not kept: a module that
+ * comes with the name between it and the probe's registration is not seen.
  */
-static int kstats_trace_unique(struct kstats_trace *t, const struct kstats_trace_point *p)
+static int kstats_trace_unique(const char *name, const struct kstats_trace_where *p)
 {
 	const char *colon = strchr(p->sym, ':');
 	const char *func = colon ? colon + 1 : p->sym, *mod;
@@ -966,7 +974,7 @@ static int kstats_trace_unique(struct kstats_trace *t, const struct kstats_trace
 	kstats_trace_filter_put(ops);
 	/* -EINVAL: nothing matched; a kprobe may still go there. */
 	if (ret && ret != -EINVAL) {
-		kstats_trace_err(p->sym, "%s: ftrace cannot look %s up: %d", t->name, p->sym, ret);
+		kstats_trace_err(p->sym, "%s: ftrace cannot look %s up: %d", name, p->sym, ret);
 		goto out;
 	}
 	ret = 0;
@@ -981,13 +989,13 @@ static int kstats_trace_unique(struct kstats_trace *t, const struct kstats_trace
 	ret = -EADDRNOTAVAIL;
 	if (unlisted)
 		kstats_trace_err(p->sym, "%s: %s names a function that ftrace lists and another, which kprobes take: trace fprobe:%s times the one ftrace lists",
-				 t->name, p->sym, p->sym);
+				 name, p->sym, p->sym);
 	else if (colon || !nmod)
 		kstats_trace_err(p->sym, "%s: %lu functions are named %s: trace fprobe:%s as NAME times each in its own file",
-				 t->name, n, p->sym, func);
+				 name, n, p->sym, func);
 	else
 		kstats_trace_err(p->sym, "%s: %lu functions are named %s: MODULE:%s names the one of a module, and trace fprobe:%s as NAME times each in its own file",
-				 t->name, n, func, func, func);
+				 name, n, func, func, func);
 out:
 	kfree(buf);
 	return ret;
@@ -1257,7 +1265,7 @@ static int kstats_trace_grp_detach(struct kstats_trace *t)
 }
 
 /* Without ftrace's hash, names that several functions share are not seen. */
-static int kstats_trace_unique(struct kstats_trace *t, const struct kstats_trace_point *p)
+static int kstats_trace_unique(const char *name, const struct kstats_trace_where *p)
 {
 	return 0;
 }
@@ -1874,13 +1882,15 @@ static void kstats_trace_point_mod(struct kstats_trace_point *p)
 	kfree(buf);
 }
 
-static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
+/*
+ * What an add checks before kstats_trace_mutex, so that nothing is made of
+ * a refused command: the lockdown policy, and the names of its functions.
+ */
+static int kstats_trace_may_add(const struct kstats_trace_cmd *cmd)
 {
-	struct kstats_trace *t;
-	char *gap_name;
 	int ret;
 
-	lockdep_assert_held(&kstats_trace_mutex);
+	lockdep_assert_held(&kstats_trace_cmd_mutex);
 	/*
 	 * As kprobe and fprobe events: a policy that denies kprobes (an LSM
 	 * allowing debugfs writes but not LOCKDOWN_KPROBES) is kept, for
@@ -1892,6 +1902,22 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 				 cmd->name, ret);
 		return ret;
 	}
+	/* A group's glob names many functions, each in its own file. */
+	if (cmd->mode == KSTATS_TRACE_GROUP)
+		return 0;
+	ret = kstats_trace_unique(cmd->name, &cmd->start);
+	if (!ret && cmd->mode == KSTATS_TRACE_PAIR)
+		ret = kstats_trace_unique(cmd->name, &cmd->end);
+	return ret;
+}
+
+static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
+{
+	struct kstats_trace *t;
+	char *gap_name;
+	int ret;
+
+	lockdep_assert_held(&kstats_trace_mutex);
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -1916,12 +1942,6 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 	/* A group makes its metrics once it knows how many functions it has. */
 	if (t->mode == KSTATS_TRACE_GROUP)
 		goto attach;
-	/* Before anything is made: a refused name leaves no file behind. */
-	ret = kstats_trace_unique(t, &t->start);
-	if (!ret && t->mode == KSTATS_TRACE_PAIR)
-		ret = kstats_trace_unique(t, &t->end);
-	if (ret)
-		goto fail;
 	ret = kstats_trace_budget(t, kstats_trace_metric_memory(cmd->gap ? 2 : 1, t->bits),
 				  "the trace");
 	if (ret)
@@ -1990,7 +2010,8 @@ static int kstats_trace_remove(const char *name)
  * trace. A command that fails changes nothing: no metric, file or probe
  * of it is left behind, and error_log tells why.
  *
- * Context: process context; takes kstats_trace_mutex, may sleep.
+ * Context: process context; takes kstats_trace_cmd_mutex, then
+ * kstats_trace_mutex; may sleep.
  * Return: 0, or the errors of kstats_trace_parse(), -E2BIG for a command
  * longer than KSTATS_TRACE_LINE_MAX, -ENOENT for an unknown symbol,
  * tracepoint, cgroup or name to remove, -EADDRNOTAVAIL for a name that
@@ -2017,7 +2038,7 @@ VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 		ret = -ENOMEM;
 		goto out;
 	}
-	mutex_lock(&kstats_trace_mutex);
+	mutex_lock(&kstats_trace_cmd_mutex);
 	scoped_guard(mutex, &kstats_trace_err_lock) {
 		kstats_trace_cmdline = strim(text);
 		kstats_trace_cmdcopy = line;
@@ -2030,15 +2051,21 @@ VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 	} else {
 		ret = kstats_trace_parse(line, &cmd);
 	}
-	if (!ret && cmd.verb == KSTATS_TRACE_REMOVE)
-		ret = kstats_trace_remove(cmd.name);
-	else if (!ret && cmd.verb == KSTATS_TRACE_ADD)
-		ret = kstats_trace_add(&cmd);
+	if (!ret && cmd.verb == KSTATS_TRACE_ADD)
+		ret = kstats_trace_may_add(&cmd);
+	if (!ret && cmd.verb != KSTATS_TRACE_NONE) {
+		mutex_lock(&kstats_trace_mutex);
+		if (cmd.verb == KSTATS_TRACE_REMOVE)
+			ret = kstats_trace_remove(cmd.name);
+		else
+			ret = kstats_trace_add(&cmd);
+		mutex_unlock(&kstats_trace_mutex);
+	}
 	scoped_guard(mutex, &kstats_trace_err_lock) {
 		kstats_trace_cmdline = NULL;
 		kstats_trace_cmdcopy = NULL;
 	}
-	mutex_unlock(&kstats_trace_mutex);
+	mutex_unlock(&kstats_trace_cmd_mutex);
 out:
 	kfree(line);
 	kfree(text);

@@ -655,7 +655,7 @@ static void kstats_trace_test_errors(struct kunit *test)
 					   "                            ^\n"));
 	file = kstats_kunit_open("error_log", O_WRONLY | O_TRUNC);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
-	fput(file);
+	__fput_sync(file);
 	KUNIT_EXPECT_STREQ(test, kstats_trace_test_file(test, "error_log"), "");
 
 	/* Too long, and a NUL inside. */
@@ -781,16 +781,15 @@ static void kstats_trace_test_unstick(void *unused)
 
 /*
  * The references on kstats_trace, the owner of _control's file operations:
- * -1 when it is built in. An fput() from a kernel thread, such as the
- * test's, releases the file later: flushed first.
+ * -1 when it is built in. The suite closes its files with __fput_sync():
+ * an fput() from a kernel thread, such as the test's, would release the
+ * file later, in a work that flush_delayed_fput() does not wait for.
  */
 static int kstats_trace_test_refs(struct module *mod)
 {
 #ifdef CONFIG_MODULE_UNLOAD
-	if (mod) {
-		flush_delayed_fput();
+	if (mod)
 		return module_refcount(mod);
-	}
 #endif
 	return -1;
 }
@@ -814,7 +813,7 @@ static void kstats_trace_test_stuck(struct kunit *test)
 	ctl = kstats_kunit_open("_control", O_RDONLY);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ctl));
 	mod = ctl->f_op->owner;
-	fput(ctl);
+	__fput_sync(ctl);
 	refs = kstats_trace_test_refs(mod);
 	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn"), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kstats_trace_test_unstick, NULL), 0);
@@ -841,7 +840,7 @@ static void kstats_trace_test_stuck(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, kstats_trace_test_refs(mod), refs);
 	ctl = kstats_kunit_open("error_log", O_WRONLY | O_TRUNC);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ctl));
-	fput(ctl);
+	__fput_sync(ctl);
 }
 
 static struct kunit_case kstats_trace_test_cases[] = {

@@ -515,33 +515,44 @@ fi
 
 # pcpu: keeps the task of the open start: a task that slept, and woke up
 # on another CPU, does not close that CPU's start, which another task
-# opened. A sleeps 3 s on CPU 1; B starts a 1 s sleep on CPU 0 and moves
-# to CPU 1 while asleep: its end is missed, A's 3 s are timed, and no
-# sample of 1 to 2.8 s (B's end closing A's start) is recorded. This
-# shell stays on CPU 0, out of CPU 1's way.
+# opened. A sleeps 3 T on CPU 1; B starts a T sleep on CPU 0 and moves to
+# CPU 1 while asleep: its end is missed, A's 3 T are timed, and no sample
+# of T to 2.8 T (B's end closing A's start) is recorded. This shell stays
+# on CPU 0, out of CPU 1's way. A round where B woke before it moved (a
+# slow machine) proves nothing: again, with T twice as long (1 s first).
 in_nanosleep() { grep -q nanosleep "/proc/$1/wchan" 2>/dev/null; }
-check_owner() {
+# owner_round MS: a round with T = MS ms; "CPU WRONG LONG MISSED", B's CPU
+# at its end, the samples of T to 2.8 T, those longer, the missed ends.
+owner_round() {
 	S=__x64_sys_nanosleep
-	taskset -p 1 $$ > /dev/null || return 1
 	[ "$(ctl "trace pcpu:$S")" = OK ] || return 1
-	taskset 2 "$HELPER" sleep 3000 &
+	taskset 2 "$HELPER" sleep $((3 * $1)) &
 	a=$!
 	ks_wait_for 60 in_nanosleep $a
-	taskset 1 "$HELPER" sleep 1000 > "$TMPD/b" &
+	taskset 1 "$HELPER" sleep "$1" > "$TMPD/b" &
 	b=$!
-	ks_wait_for 60 in_nanosleep $b && taskset -p 2 $b > /dev/null
+	ks_wait_for 60 in_nanosleep $b && taskset -p 2 $b > /dev/null 2>&1
 	wait $b
 	wait $a
-	cpu=$(awk '{ print $4 }' "$TMPD/b")
-	wrong=$(awk '$3 == "CPUS" && $8 >= 1000000000 && $8 <= 2800000000 { n += $6 }
-		END { print n + 0 }' "$KS/$S")
-	long=$(awk '$3 == "CPUS" && $8 > 2800000000 { n += $6 } END { print n + 0 }' "$KS/$S")
-	missed=$(field $S missed)
-	[ "$(ctl "remove $S")" = OK ] || return 1
+	echo "$(awk '{ print $4 }' "$TMPD/b")" \
+		"$(awk -v t="$1" '$3 == "CPUS" && $8 >= t * 1000000 && $8 <= t * 2800000 {
+			n += $6 } END { print n + 0 }' "$KS/$S")" \
+		"$(awk -v t="$1" '$3 == "CPUS" && $8 > t * 2800000 { n += $6 }
+			END { print n + 0 }' "$KS/$S")" \
+		"$(field $S missed)"
+	[ "$(ctl "remove $S")" = OK ]
+}
+check_owner() {
+	taskset -p 1 $$ > /dev/null || return 1
+	for ms in 1000 2000 4000 8000; do
+		r=$(owner_round $ms) || { echo "# owner_round $ms failed"; break; }
+		set -- $r
+		ktap_print_msg "pcpu:__x64_sys_nanosleep, T $ms ms: B woke on CPU ${1:-?};" \
+			"$2 samples of T to 2.8 T, $3 longer, $4 missed"
+		[ "$1" = 1 ] && break
+	done
 	taskset -p "$(printf %x $(((1 << $(nproc)) - 1)))" $$ > /dev/null
-	ktap_print_msg "pcpu:$S: B woke on CPU ${cpu:-?}; $wrong samples of 1 to 2.8 s," \
-		"$long longer, $missed missed"
-	[ "$cpu" = 1 ] && [ "$wrong" -eq 0 ] && [ "$long" -ge 1 ] && [ "$missed" -ge 1 ]
+	[ "$1" = 1 ] && [ "$2" -eq 0 ] && [ "$3" -ge 1 ] && [ "$4" -ge 1 ]
 }
 if [ "$(nproc)" -ge 2 ]; then
 	ktap_test_result "pcpu: an end of another task does not close a CPU's start" check_owner
