@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -978,7 +979,9 @@ static const char top_help[] =
 "interval: count, rate, p50, p99 (the means of their slots, or -p), max<=\n"
 "(an upper bound: that of the slot of the largest sample) and total (the sum\n"
 "of the values). Keys on a terminal: t total, p p99 (the last percentile), c\n"
-"count, n name (the sort), q quit. Into a pipe: a table per interval.\n"
+"count, n name (the sort), q quit. Into a pipe: a table per interval. NAME\n"
+"is a path if it holds a '/' or, without --dir, names a file or directory\n"
+"here (as an INPUT of kstats); else it is looked up in the kstats directory.\n"
 "\n"
 "  -i, --interval SECS  refresh every SECS seconds (default 1)\n"
 "  -n, --lines N        show N rows at most (default: the terminal's height,\n"
@@ -1082,6 +1085,7 @@ int top_main(int argc, char **argv)
 	int c, tty, files = 0, batch = 0, stdin_open, redraw, k, gone = 0;
 	const char *name = NULL, *dir = NULL, *sort = NULL;
 	char *debugfs = NULL, *kdir, *path = NULL;
+	bool local;
 	struct pollfd pfd[2] = { { .fd = -1, .events = POLLIN }, { .events = POLLIN } };
 	long count = 0, i;
 	struct timespec ts;
@@ -1144,16 +1148,18 @@ int top_main(int argc, char **argv)
 	if (secs > 0)
 		count = (long)fmax(1, ceil(secs / interval - 0.000001));
 	name = argc ? argv[0] : NULL;
+	/* As an INPUT: a path, or a file here, before a name under debugfs. */
+	local = name && (strchr(name, '/') || (!dir && !access(name, F_OK)));
 	if (!dir) {
 		debugfs = kstats_debugfs("top");
-		if (!debugfs && !(name && strchr(name, '/')))
+		if (!debugfs && !local)
 			kstats_die(1, "top: debugfs is not mounted: %s",
 				   "mount -t debugfs none /sys/kernel/debug");
 	}
 	kdir = dir ? strdup(dir) : debugfs ? top_printf("%s/kstats", debugfs) : NULL;
 	free(debugfs);
 	if (name) {
-		path = strchr(name, '/') ? strdup(name) : top_printf("%s/%s", kdir, name);
+		path = local ? strdup(name) : top_printf("%s/%s", kdir, name);
 		if (!path)
 			kstats_die(1, "out of memory");
 		if (stat(path, &st))

@@ -822,6 +822,24 @@ def test_max_bound():
             v is not None and v * 1000 >= int(want['odd']), out)
 
 
+def test_top_local_name():
+    """kstats top NAME, without a '/', is the group NAME of the current
+    directory when there is one, as an INPUT is a file before a metric
+    name; with --dir, NAME is in that directory."""
+    d = tempfile.mkdtemp(dir=H.TMP)
+    g = os.path.join(d, 'grp')
+    gen.write_group(g, {'fa': {0: [100, 200]}, 'fb': {1: [300]}}, BITS)
+    rc, out, err = H.run(['top', 'grp', '-c', '1', '-i', '0.01'], cwd=d)
+    tables = parse_tables(out)
+    H.check('top NAME: a group directory of that name here, without a /',
+            rc == 0 and len(tables) == 1 and
+            sorted(w[0] for w in tables[0][1]) == ['fa', 'fb'], (rc, out, err))
+    e = tempfile.mkdtemp(dir=H.TMP)
+    rc, out, err = H.run(['top', '--dir', e, 'grp', '-c', '1', '-i', '0.01'], cwd=d)
+    H.check('top --dir DIR NAME: NAME in DIR, not the one here (an error naming DIR/NAME)',
+            rc == 1 and os.path.join(e, 'grp') in err, (rc, out, err))
+
+
 def test_group_table_options(rng):
     """The table of a group (DIR, and kstats top) takes -u and -p as a
     metric's summary does; --cpu, which a _summary (the sums of the CPUs)
@@ -1086,6 +1104,7 @@ def tests(harness, rng):
     test_group_input(rng)
     test_group_table_options(rng)
     test_max_bound()
+    test_top_local_name()
     test_usage()
     test_trace_glob(rng)
 
