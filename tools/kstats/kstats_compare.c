@@ -123,7 +123,7 @@ static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int b
 	char q[32], x[64], y[64];
 	uint64_t ca = 0, cb = 0;
 	size_t s, n, at = 0;
-	double dmax = 0, ne, p, alo = 0, ahi = 0, blo = 0, bhi = 0, se;
+	double dmax = 0, ne, p, alo = 0, ahi = 0, blo = 0, bhi = 0, se, lo, hi;
 	bool ok;
 	int i, w;
 
@@ -138,10 +138,18 @@ static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int b
 	       w, head(y, sizeof(y), nb, w), "change", "95% interval of the change");
 	printf("%-8s %*llu %*llu\n", "count", w, (unsigned long long)sa.n,
 	       w, (unsigned long long)sb.n);
-	/* The mean: its standard error, from each input's variance. */
+	/*
+	 * The mean: its standard error, from each input's variance. Where
+	 * that normal interval goes past what the values allow, it is cut:
+	 * B's mean is not below 0 (a change below -100%), nor outside B's
+	 * slots, and A's mean not outside A's.
+	 */
 	se = sqrt(hist_var(ha, bits, &sa) / sa.n + hist_var(hb, bits, &sb) / sb.n);
-	compare_line("mean", w, sa.mean, sb.mean, sb.mean - sa.mean - 1.96 * se,
-		     sb.mean - sa.mean + 1.96 * se, sa.n < 2 || sb.n < 2);
+	lo = fmax(-sa.mean, (double)ks_slot_min(sb.first, bits) -
+			    (double)ks_slot_max(sa.last, bits));
+	hi = (double)ks_slot_max(sb.last, bits) - (double)ks_slot_min(sa.first, bits);
+	compare_line("mean", w, sa.mean, sb.mean, fmax(lo, sb.mean - sa.mean - 1.96 * se),
+		     fmin(hi, sb.mean - sa.mean + 1.96 * se), sa.n < 2 || sb.n < 2);
 	for (i = 0; i < opt.npct; i++) {
 		char col[40];
 

@@ -533,6 +533,16 @@ def test_compare(rng):
     rc, out, _ = run(['--compare', z, y])
     check('compare: values of 0 print no inf or nan',
           rc == 0 and not re.search(r'\b(inf|nan)\b', out, re.I) and '(A is 0)' in out, out)
+    # One huge sample in A: the normal interval of the mean would reach
+    # below -100% (B's mean below 0) and past B's largest slot.
+    o = write('outlier', gen.render({0: [100, 120, 10 ** 9]}, 3))
+    q = write('quiet', gen.render({0: [100, 110, 105]}, 3))
+    rc, out, _ = run(['--compare', o, q])
+    m = re.search(r'^mean .*\[([-+][0-9.]+)%, ([-+][0-9.]+)%\]', out, re.M)
+    check('compare: the interval of the mean stays within what values can be '
+          '(not below -100%, not above B\'s largest slot less A\'s least)',
+          rc == 0 and m is not None and float(m.group(1)) >= -100 and
+          float(m.group(2)) * 333333407 / 100 <= 111 - 96 + 1, out)
 
 
 def follow_reads(args, snapshots):
