@@ -187,9 +187,7 @@ static struct vfsmount *kstats_test_mnt;
  * @flags: open flags, such as O_RDONLY or O_WRONLY | O_TRUNC
  *
  * For the KUnit suites of kstats and of its users, which close it with
- * __fput_sync(): fput() from their kernel thread would release it later,
- * and a test that counts references on a module, or removes what the file
- * shows, would see it still open.
+ * kstats_kunit_close().
  *
  * Context: process context; may sleep.
  * Return: the open file, or an error pointer.
@@ -209,6 +207,25 @@ struct file *kstats_kunit_open(const char *name, int flags)
 	return file;
 }
 EXPORT_SYMBOL_IF_KUNIT(kstats_kunit_open);
+
+/**
+ * kstats_kunit_close() - close a file that kstats_kunit_open() opened
+ * @file: the file
+ *
+ * Releases it before it returns: fput() from the test's kernel thread
+ * would release it later, in a work that flush_delayed_fput() does not
+ * wait for, and a test that counts the references of a module, or that
+ * removes what the file shows, would see it still open. __fput_sync(), as
+ * the comment above it asks, only because a test's thread holds no lock
+ * that the release could need, and has no part in an unmount.
+ *
+ * Context: process context, holding no lock; may sleep.
+ */
+void kstats_kunit_close(struct file *file)
+{
+	__fput_sync(file);
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_kunit_close);
 
 KUNIT_DEFINE_ACTION_WRAPPER(kstats_test_kvfree, kvfree, const void *);
 
@@ -240,7 +257,7 @@ char *kstats_kunit_read(struct kunit *test, const char *name)
 			       PTR_ERR(file));
 	buf = kvzalloc(size, GFP_KERNEL);
 	if (!buf)
-		__fput_sync(file);
+		kstats_kunit_close(file);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	/* Small reads, so that the output crosses many read() calls. */
 	do {
@@ -255,7 +272,7 @@ char *kstats_kunit_read(struct kunit *test, const char *name)
 		if (n > 0)
 			len += n;
 	} while (n > 0);
-	__fput_sync(file);
+	kstats_kunit_close(file);
 	if (kunit_add_action_or_reset(test, kstats_test_kvfree, buf))
 		KUNIT_FAIL_AND_ABORT(test, "no memory for the buffer of %s", name);
 	KUNIT_ASSERT_EQ(test, n, 0);
@@ -282,7 +299,7 @@ static ssize_t kstats_test_write(struct kunit *test, const char *name,
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
 	ret = kernel_write(file, cmd, strlen(cmd), &pos);
-	__fput_sync(file);
+	kstats_kunit_close(file);
 	return ret;
 }
 
@@ -707,7 +724,7 @@ static void kstats_test_delete_while_open(struct kunit *test)
 	KUNIT_EXPECT_GT(test, kernel_read(file, buf, sizeof(buf) - 1, &pos), 0);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "slot 5   CPUS"));
 	KUNIT_EXPECT_EQ(test, kernel_read(file, buf, sizeof(buf) - 1, &pos), 0);
-	__fput_sync(file);
+	kstats_kunit_close(file);
 	file = kstats_kunit_open("kunit_gone", O_RDONLY);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(file));
 }

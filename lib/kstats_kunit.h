@@ -11,6 +11,7 @@ struct file;
 struct kunit;
 
 struct file *kstats_kunit_open(const char *name, int flags);
+void kstats_kunit_close(struct file *file);
 char *kstats_kunit_read(struct kunit *test, const char *name);
 
 #endif /* _LIB_KSTATS_KUNIT_H */

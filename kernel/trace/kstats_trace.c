@@ -195,11 +195,13 @@ struct kstats_trace_mode_ops {
 
 /*
  * kstats_trace_cmd_mutex serializes the commands: the one that holds it
- * owns error_log's command (kstats_trace_cmdline), and checks the names of
- * its functions, a long walk of ftrace's, without kstats_trace_mutex.
- * kstats_trace_mutex, taken inside it, serializes the commands' changes,
- * the module notifier and the readers of _control, and protects
- * kstats_trace_list; probe handlers never take either.
+ * owns error_log's command (kstats_trace_cmdline), and checks that the
+ * function of a trace or the two of a pair are named by one function
+ * each, a walk of ftrace's functions, without kstats_trace_mutex. That
+ * one, taken inside it, serializes the commands' changes (a group's walk
+ * of its glob, the probes' registration), the module notifier and the
+ * readers of _control, and protects kstats_trace_list; probe handlers
+ * never take either.
  */
 static DEFINE_MUTEX(kstats_trace_cmd_mutex);
 static DEFINE_MUTEX(kstats_trace_mutex);
@@ -210,8 +212,10 @@ static size_t kstats_trace_memory;
 
 /*
  * kstats_trace_err_lock protects error_log's entries and the command being
- * carried out (NULL outside commands): the parser reports errors without
- * kstats_trace_mutex when the KUnit suite calls it.
+ * carried out (NULL outside commands, set by the holder of
+ * kstats_trace_cmd_mutex): the KUnit suite calls the parser, which reports
+ * errors, without either mutex (its errors then go to error_log with the
+ * command being carried out, if there is one).
  */
 static DEFINE_MUTEX(kstats_trace_err_lock);
 static const char *kstats_trace_cmdline;
@@ -936,8 +940,9 @@ static unsigned long kstats_trace_func_start(char *buf, unsigned long ip)
  * must be that one: not a notrace function of the same name. The walk of
  * ftrace's functions is long (as a write of set_ftrace_filter): it runs
  * before kstats_trace_mutex, which readers of _control and the module
- * notifier take. Like trace_kprobe's check, it is not kept: a module that
- * comes with the name between it and the probe's registration is not seen.
+ * notifier take. Like trace_kprobe's check, its answer is not checked
+ * again: a module that comes with the name between it and the probe's
+ * registration is not seen.
  */
 static int kstats_trace_unique(const char *name, const struct kstats_trace_where *p)
 {
@@ -1883,14 +1888,17 @@ static void kstats_trace_point_mod(struct kstats_trace_point *p)
 }
 
 /*
- * What an add checks before kstats_trace_mutex, so that nothing is made of
- * a refused command: the lockdown policy, and the names of its functions.
+ * What an add checks before it takes kstats_trace_mutex, which the readers
+ * of _control and the module notifier wait for: the lockdown policy, and
+ * that each name is one function's, a walk of ftrace's functions. A pid or
+ * cgroup that does not exist is found after it.
  */
 static int kstats_trace_may_add(const struct kstats_trace_cmd *cmd)
 {
 	int ret;
 
 	lockdep_assert_held(&kstats_trace_cmd_mutex);
+	lockdep_assert_not_held(&kstats_trace_mutex);
 	/*
 	 * As kprobe and fprobe events: a policy that denies kprobes (an LSM
 	 * allowing debugfs writes but not LOCKDOWN_KPROBES) is kept, for
@@ -2010,8 +2018,9 @@ static int kstats_trace_remove(const char *name)
  * trace. A command that fails changes nothing: no metric, file or probe
  * of it is left behind, and error_log tells why.
  *
- * Context: process context; takes kstats_trace_cmd_mutex, then
- * kstats_trace_mutex; may sleep.
+ * Context: process context, holding neither mutex of kstats_trace; takes
+ * kstats_trace_cmd_mutex (killable), and kstats_trace_mutex for a command
+ * that parsed and passed the checks of an add; may sleep.
  * Return: 0, or the errors of kstats_trace_parse(), -E2BIG for a command
  * longer than KSTATS_TRACE_LINE_MAX, -ENOENT for an unknown symbol,
  * tracepoint, cgroup or name to remove, -EADDRNOTAVAIL for a name that
@@ -2019,7 +2028,8 @@ static int kstats_trace_remove(const char *name)
  * process, -EOPNOTSUPP for a cgroup without CONFIG_CGROUPS, -EEXIST for a
  * name in use, -ENOMEM, the error of the probe's registration, or -EBUSY
  * for the remove of a trace whose detach failed (it stays, listed as
- * stuck); a warning says what was wrong.
+ * stuck), or -EINTR for a fatal signal while it waited for another
+ * command; a warning says what was wrong.
  */
 VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 {
@@ -2038,7 +2048,11 @@ VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 		ret = -ENOMEM;
 		goto out;
 	}
-	mutex_lock(&kstats_trace_cmd_mutex);
+	/* A write of many lines may wait long: a fatal signal ends the wait. */
+	if (mutex_lock_killable(&kstats_trace_cmd_mutex)) {
+		ret = -EINTR;
+		goto out;
+	}
 	scoped_guard(mutex, &kstats_trace_err_lock) {
 		kstats_trace_cmdline = strim(text);
 		kstats_trace_cmdcopy = line;
@@ -2055,10 +2069,16 @@ VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 		ret = kstats_trace_may_add(&cmd);
 	if (!ret && cmd.verb != KSTATS_TRACE_NONE) {
 		mutex_lock(&kstats_trace_mutex);
-		if (cmd.verb == KSTATS_TRACE_REMOVE)
-			ret = kstats_trace_remove(cmd.name);
-		else
+		switch (cmd.verb) {
+		case KSTATS_TRACE_ADD:
 			ret = kstats_trace_add(&cmd);
+			break;
+		case KSTATS_TRACE_REMOVE:
+			ret = kstats_trace_remove(cmd.name);
+			break;
+		default:
+			break;
+		}
 		mutex_unlock(&kstats_trace_mutex);
 	}
 	scoped_guard(mutex, &kstats_trace_err_lock) {

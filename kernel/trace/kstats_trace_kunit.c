@@ -655,7 +655,7 @@ static void kstats_trace_test_errors(struct kunit *test)
 					   "                            ^\n"));
 	file = kstats_kunit_open("error_log", O_WRONLY | O_TRUNC);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
-	__fput_sync(file);
+	kstats_kunit_close(file);
 	KUNIT_EXPECT_STREQ(test, kstats_trace_test_file(test, "error_log"), "");
 
 	/* Too long, and a NUL inside. */
@@ -781,9 +781,8 @@ static void kstats_trace_test_unstick(void *unused)
 
 /*
  * The references on kstats_trace, the owner of _control's file operations:
- * -1 when it is built in. The suite closes its files with __fput_sync():
- * an fput() from a kernel thread, such as the test's, would release the
- * file later, in a work that flush_delayed_fput() does not wait for.
+ * -1 when it is built in. The suite's files are closed when
+ * kstats_kunit_close() returns, not later.
  */
 static int kstats_trace_test_refs(struct module *mod)
 {
@@ -813,7 +812,7 @@ static void kstats_trace_test_stuck(struct kunit *test)
 	ctl = kstats_kunit_open("_control", O_RDONLY);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ctl));
 	mod = ctl->f_op->owner;
-	__fput_sync(ctl);
+	kstats_kunit_close(ctl);
 	refs = kstats_trace_test_refs(mod);
 	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn"), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kstats_trace_test_unstick, NULL), 0);
@@ -840,7 +839,7 @@ static void kstats_trace_test_stuck(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, kstats_trace_test_refs(mod), refs);
 	ctl = kstats_kunit_open("error_log", O_WRONLY | O_TRUNC);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ctl));
-	__fput_sync(ctl);
+	kstats_kunit_close(ctl);
 }
 
 static struct kunit_case kstats_trace_test_cases[] = {
