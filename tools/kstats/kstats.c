@@ -65,6 +65,7 @@ static const char kstats_help[] =
 "      --le-bits N         --openmetrics buckets: the slots of frac_bits N, the\n"
 "                          same for every input (default 0: powers of 2)\n"
 "  -o, --output FILE       write to FILE through a temporary file and rename()\n"
+"                          (--interval --openmetrics: each exposition)\n"
 "      --merge             sum the distributions of several inputs (of\n"
 "                          different frac_bits: at the coarsest, exactly)\n"
 "  -i, --interval SECS     print the samples of each interval, and their rate\n"
@@ -389,8 +390,11 @@ int main(int argc, char **argv)
 		usage_error("--unit: not with --csv, whose numbers are as recorded");
 	if (mode_diff + mode_cmp + mode_merge > 1)
 		usage_error("--diff, --compare and --merge: one at a time");
-	if (opt.outfile && (opt.interval > 0 || mode_cmp))
-		usage_error("-o: not with --interval or --compare");
+	if (opt.outfile && mode_cmp)
+		usage_error("-o: not with --compare");
+	/* Each interval's exposition replaces the file; other formats add up. */
+	if (opt.outfile && opt.interval > 0 && opt.out != OUT_OPENMETRICS)
+		usage_error("-o with --interval: only --openmetrics, whose each exposition replaces FILE (redirect the others' output to keep every interval)");
 	if (trace && argc && secs > 0)
 		usage_error("trace: either --duration or a command, not both");
 	if (!trace && (mode_diff || mode_cmp) && argc != 2)
@@ -414,7 +418,7 @@ int main(int argc, char **argv)
 	/* A line of vmstat's width: the usual three percentiles. */
 	if (opt.rows && !opt.pcts)
 		parse_pcts("50,90,99");
-	if (opt.outfile)
+	if (opt.outfile && opt.interval <= 0)
 		out_begin(opt.outfile);
 	ret = 0;
 	if (trace) {
@@ -456,7 +460,7 @@ int main(int argc, char **argv)
 		}
 		free(path);
 	}
-	if (opt.outfile)
+	if (opt.outfile && opt.interval <= 0)
 		out_commit(opt.outfile);
 	return ret;
 }

@@ -86,8 +86,16 @@ static void follow_print(const struct ks_data *d, const char *input, long i, dou
 
 		print_csv(d, selected(d, input), &iv, NULL, 1);
 	} else if (opt.out == OUT_OPENMETRICS) {
-		/* An exposition per interval, of the totals so far; nothing between them. */
+		/*
+		 * An exposition per interval, of the totals so far; nothing
+		 * between them. With -o, each replaces the file whole, for
+		 * node_exporter's textfile collector.
+		 */
+		if (opt.outfile)
+			out_begin(opt.outfile);
 		output(d, input);
+		if (opt.outfile)
+			out_commit(opt.outfile);
 	} else if (opt.out == OUT_JSON) {
 		printf("{\"interval\":%ld,\"time\":%.3f,\"seconds\":%.3f",
 		       i, now_s(CLOCK_REALTIME), secs);

@@ -1596,6 +1596,20 @@ def test_interval_formats(rng):
     check('--interval --openmetrics: an exposition per interval, each valid (promtool), '
           'nothing between them, each the totals since the start (counters)',
           ok and counts == ['600', '600', '1800'], (fed, detail, out[:400], err))
+    # -o: each exposition replaces FILE whole (node_exporter's textfile
+    # collector), through a temporary file; the last one stays.
+    d = tempfile.mkdtemp(dir=TMP)
+    target = os.path.join(d, 'live.prom')
+    rc, out2, err, fed = follow_reads(['--openmetrics', '-u', 'ns', '--interval', '0.2',
+                                       '--count', '3', '-o', target], snaps)
+    got = open(target, encoding='ascii').read() if os.path.exists(target) else ''
+    check('--interval --openmetrics -o FILE: FILE holds the last exposition whole, '
+          'nothing on standard output, no temporary file left',
+          rc == 0 and not fed and not out2 and os.listdir(d) == ['live.prom'] and
+          got == parts[2] + '# EOF\n', (fed, os.listdir(d), got[-300:], err))
+    rc, out2, err = run(['--csv', '--interval', '1', '-o', target, 'x'])
+    check('--interval -o in another format than --openmetrics: refused, says why',
+          rc == 1 and 'only --openmetrics' in err and not out2, (rc, err))
 
     # Counters: every _bucket, _sum and _count of an exposition at least
     # those of the one before, also over a reset of the metric (the
