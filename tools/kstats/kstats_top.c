@@ -667,20 +667,19 @@ static struct row **top_sorted(struct top *t, size_t *n)
 	return v;
 }
 
-/* A value: plain, or with -u, scaled with its unit, no blank in between. */
+/*
+ * A value: plain, or with -u scaled with its unit, 3 significant digits,
+ * trailing zeros kept (2.40us above 2.38us), as kstats's summary has it;
+ * no blank before the unit.
+ */
 static const char *fmt_value(char *buf, size_t n, double v)
 {
-	int u = opt.human - 1;
+	char *blank;
 
-	if (!opt.human) {
-		snprintf(buf, n, "%.0f", v);
-		return buf;
-	}
-	while (u < 3 && v >= 999.5) {
-		v /= 1000;
-		u++;
-	}
-	snprintf(buf, n, "%.3g%s", v, unit_names[u]);
+	fmt_val(buf, n, v);
+	blank = strchr(buf, ' ');
+	if (blank)
+		memmove(blank, blank + 1, strlen(blank));
 	return buf;
 }
 

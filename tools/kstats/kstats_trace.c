@@ -25,19 +25,29 @@ static struct {
 } tr;
 
 /*
- * One command to _control: 0, or the errno of the write (the kernel
- * refused the command), or of the open if *@opened is cleared.
+ * One command to _control, a line in one write, as echo writes it: 0, or
+ * the errno of the write (the kernel refused the command), or of the open
+ * if *@opened is cleared.
  */
 static int trace_write(const char *cmd, int *opened)
 {
-	int fd = open(tr.control, O_WRONLY), err = 0;
+	int fd, err = 0;
+	char *line;
 
+	*opened = 1;
+	if (asprintf(&line, "%s\n", cmd) < 0)
+		return ENOMEM;
+	fd = open(tr.control, O_WRONLY);
 	*opened = fd >= 0;
-	if (fd < 0)
-		return errno;
-	if (write(fd, cmd, strlen(cmd)) < 0)
+	if (fd < 0) {
+		err = errno;
+		free(line);
+		return err;
+	}
+	if (write(fd, line, strlen(line)) < 0)
 		err = errno;
 	close(fd);
+	free(line);
 	return err;
 }
 

@@ -858,6 +858,12 @@ def test_group_table_options(rng):
     why = units_ok(plain, out)
     H.check('group DIR -u us: each value of the table with its unit (us, ms, s)',
             rc == rc2 == 0 and not why, (why, out, err2))
+    words = [w for l in out.splitlines()[2:] for w in l.split()[3:]]
+    nodigits = [w for w in words if unit_value(w) is not None and
+                len(re.sub(r'[^0-9]', '', w).lstrip('0')) != 3]
+    H.check('group DIR -u us: every value with 3 significant digits, trailing zeros '
+            'kept (2.40us above 2.38us), as the summary has them',
+            rc2 == 0 and words and not nodigits, (nodigits, out))
     rc2, out, err2 = H.run(['--cpu', '1', g])
     H.check('group DIR --cpu 1: a usage error that says why (its _summary has no CPUs)',
             rc2 == 1 and not out and H.usage_lines(err2) and '--cpu' in err2 and
@@ -942,22 +948,27 @@ class FakeKernel:
         self.th.start()
 
     def serve(self):
+        # A FIFO open for writing again before this end saw the last
+        # writer close joins that read: a command per line, as _control
+        # takes a write of several lines.
         while True:
             with open(self.control, 'rb') as f:
-                cmd = f.read().decode(errors='replace').strip()
-            if cmd == 'STOP':
-                return
-            w = cmd.split()
-            if w[:1] == ['trace'] and 'as' in w:
-                # Made whole, then in place at once, as the kernel's.
-                tmp = tempfile.mkdtemp(dir=os.path.dirname(self.kdir))
-                gen.write_group(tmp, self.funcs, BITS)
-                os.rename(tmp, os.path.join(self.kdir, w[w.index('as') + 1]))
-            elif w[:1] == ['remove'] and len(w) == 2:
-                shutil.rmtree(os.path.join(self.kdir, w[1]), ignore_errors=True)
-            with self.cond:
-                self.log.append(cmd)
-                self.cond.notify_all()
+                text = f.read().decode(errors='replace')
+            for cmd in text.splitlines():
+                cmd = cmd.strip()
+                if cmd == 'STOP':
+                    return
+                w = cmd.split()
+                if w[:1] == ['trace'] and 'as' in w:
+                    # Made whole, then in place at once, as the kernel's.
+                    tmp = tempfile.mkdtemp(dir=os.path.dirname(self.kdir))
+                    gen.write_group(tmp, self.funcs, BITS)
+                    os.rename(tmp, os.path.join(self.kdir, w[w.index('as') + 1]))
+                elif w[:1] == ['remove'] and len(w) == 2:
+                    shutil.rmtree(os.path.join(self.kdir, w[1]), ignore_errors=True)
+                with self.cond:
+                    self.log.append(cmd)
+                    self.cond.notify_all()
 
     def commands(self, n):
         """The log once it has N commands done (kstats may exit before
