@@ -84,7 +84,10 @@ static const char kstats_help[] =
 "  -p, --pid PID           kstats trace: only the calls of process PID\n"
 "  -c, --cgroup PATH       kstats trace: only the calls of the tasks of cgroup\n"
 "                          PATH (cgroup v2, from its root) and below it\n"
-"  -n, --lines N           kstats trace 'GLOB': the first N rows of its table\n"
+"  -n, --lines N           a group's table (DIR, kstats trace 'GLOB'): its\n"
+"                          first N rows\n"
+"  -s, --sort KEY          a group's table: sorted by total (default), count,\n"
+"                          name, or pQ, a percentile column (p50, p99)\n"
 "      --name NAME         kstats trace 'GLOB': the group's name (default\n"
 "                          kstats-trace-PID)\n"
 "  -h, --help              this text\n"
@@ -186,6 +189,7 @@ int main(int argc, char **argv)
 		{ "compare", no_argument, NULL, O_CMP },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "lines", required_argument, NULL, 'n' },
+		{ "sort", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ }
@@ -193,7 +197,8 @@ int main(int argc, char **argv)
 	int c, mode_diff = 0, mode_cmp = 0, mode_merge = 0, trace = 0, ret;
 	int le_bits = 0;
 	unsigned int outs = 0;	/* the output formats given, by bit */
-	const char *spec = NULL, *label;
+	const char *spec = NULL, *label, *sort = NULL;
+	int lines = 0;
 	double secs = 0;
 	char *end;
 
@@ -221,7 +226,7 @@ int main(int argc, char **argv)
 	}
 	/* getopt_long()'s messages start with argv[0]: ours with prog. */
 	argv[0] = (char *)prog;
-	while ((c = getopt_long(argc, argv, trace ? "+p:c:b:u:d:o:n:hV" : "p:b:u:i:c:o:hV",
+	while ((c = getopt_long(argc, argv, trace ? "+p:c:b:u:d:o:n:s:hV" : "p:b:u:i:c:o:n:s:hV",
 				lopts, NULL)) != -1) {
 		/* kstats trace: -p and -c as funclatency's, PID and cgroup. */
 		if (trace && c == 'p')
@@ -330,9 +335,11 @@ int main(int argc, char **argv)
 			opt.rows = 1;
 			break;
 		case 'n':
-			if (!trace)
-				usage_error("--lines: only for kstats trace 'GLOB' and kstats top");
 			top_opt_lines(optarg);
+			lines = 1;
+			break;
+		case 's':
+			sort = optarg;	/* once -p is known */
 			break;
 		case O_DIFF:
 			mode_diff = 1;
@@ -359,6 +366,12 @@ int main(int argc, char **argv)
 	if (outs & (outs - 1))
 		usage_error("--hist, --json, --csv and --openmetrics: one at a time");
 
+	/* A table of functions: a group's (DIR, below), or of kstats trace 'GLOB'. */
+	if (sort)
+		top_opt_sort(sort);
+	if ((lines || sort) && !trace &&
+	    (mode_diff || mode_cmp || mode_merge || opt.interval > 0 || !kstats_group_table()))
+		usage_error("--lines and --sort: only for the table of a group (DIR), of kstats trace 'GLOB' and of kstats top");
 	if (opt.log2 && opt.out != OUT_HIST)
 		usage_error("--log2: only with --hist");
 	if (le_bits && opt.out != OUT_OPENMETRICS)
@@ -454,6 +467,9 @@ int main(int argc, char **argv)
 		if (group_dir(path)) {
 			group_main(path, argv[0]);	/* kstats_top.c */
 		} else {
+			if (lines || sort)
+				usage_error("--lines and --sort: %s is not a group (a directory with a _summary), whose table they cut and sort",
+					    argv[0]);
 			load(&d, path);
 			output(&d, argv[0]);
 			ks_data_free(&d);

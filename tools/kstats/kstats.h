@@ -180,6 +180,7 @@ int group_dir(const char *path);
 void group_main(const char *path, const char *input);
 /* kstats trace -n N */
 void top_opt_lines(const char *arg);
+void top_opt_sort(const char *arg);
 /*
  * kstats trace: if the function of *@spec is a glob, its group's name
  * (@name, or kstats-trace-PID), and *@spec becomes "fprobe:GLOB as NAME";

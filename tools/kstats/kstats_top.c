@@ -1033,7 +1033,7 @@ static void top_opt_unit(const char *arg)
 }
 
 /* -s KEY, once -p is known: total, count, name or pQ, a percentile column. */
-static void top_opt_sort(const char *arg)
+void top_opt_sort(const char *arg)
 {
 	char cols[MAX_PCTS * 12] = "", *end;
 	const double *pcts;

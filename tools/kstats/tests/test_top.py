@@ -864,6 +864,23 @@ def test_group_table_options(rng):
     H.check('group DIR -u us: every value with 3 significant digits, trailing zeros '
             'kept (2.40us above 2.38us), as the summary has them',
             rc2 == 0 and words and not nodigits, (nodigits, out))
+    rc2, out, err2 = H.run(['-n', '2', '-s', 'p99', g])
+    tables = parse_tables(out)
+    rows = tables[0][1] if tables else []
+    full = parse_tables(H.run(['-s', 'p99', g])[1])
+    every = full[0][1] if full else []
+    vals = [float(w[4]) for w in every if w[4] != '-']
+    H.check('group DIR -n 2 -s p99: the 2 rows of the largest p99, the header says sort p99',
+            rc2 == 0 and len(rows) == 2 and rows == every[:2] and len(vals) > 2 and
+            vals == sorted(vals, reverse=True) and tables[0][0][-2:] == ['sort', 'p99'],
+            (out, err2, every))
+    m = os.path.join(d, 'metric')
+    with open(m, 'w', encoding='ascii') as f:
+        f.write(gen.render(funcs['vfs_read'], BITS))
+    rc2, out, err2 = H.run(['-n', '2', m])
+    H.check('-n on a metric, not a group: a usage error naming it',
+            rc2 == 1 and not out and H.usage_lines(err2) and 'is not a group' in err2 and
+            m in err2, (out, err2))
     rc2, out, err2 = H.run(['--cpu', '1', g])
     H.check('group DIR --cpu 1: a usage error that says why (its _summary has no CPUs)',
             rc2 == 1 and not out and H.usage_lines(err2) and '--cpu' in err2 and
@@ -914,7 +931,10 @@ def test_usage():
                        (['trace', 'vfs_*', '--per-cpu'], 'do not apply to a glob'),
                        (['trace', 'vfs_read', '-n', '5'], '--lines: only with a glob'),
                        (['trace', 'vfs_*', '--name', 'a/b'], 'is not a group name'),
-                       (['--lines', '5', 'x'], '--lines: only for kstats trace')):
+                       (['--lines', '5', '--json', 'x'], '--lines and --sort: only for'),
+                       (['--sort', 'count', '--interval', '1', 'x'],
+                        '--lines and --sort: only for'),
+                       (['--sort', 'p95', 'x'], "--sort: 'p95' is not")):
         rc, out, err = H.run(args)
         H.check('usage: kstats %s -> exit 1, "%s" in a line, then Try' % (' '.join(args), what),
                 rc == 1 and not out and H.usage_lines(err) and what in err.splitlines()[0], err)
