@@ -88,7 +88,7 @@ void print_hist(const struct ks_hist *hist, int hbits)
 	if (opt.cpu >= 0)
 		printf("cpu %ld\n", opt.cpu);
 	printf("\u2592 = %g samples per octave (density); ", scale);
-	printf("\u2591 up to the cumulative %%, 100%% at full width\n");
+	printf("\u2591 up to the cumulative %%, 100%% at full width; blank: no sample\n");
 	printf("%*s \u2502%*s\u2502%11s %7s  %s\n", rangew, "range", width, "", "count", "cum%",
 	       "percentiles");
 	for (s = st.first; n && s <= (size_t)st.last; s++) {
@@ -96,7 +96,8 @@ void print_hist(const struct ks_hist *hist, int hbits)
 
 		cum += h->count[s];
 		bar = (int)(h->count[s] / octaves(s, bits) / scale + 0.5);
-		cdf = (int)((double)cum / n * width + 0.5);
+		/* An empty slot is blank: the gap between two modes shows. */
+		cdf = h->count[s] ? (int)((double)cum / n * width + 0.5) : 0;
 		printf("%*s \u2502", rangew, slot_range(r, sizeof(r), s, bits));
 		for (i = 0; i < width; i++)
 			fputs(i < bar ? "\u2592" : i < cdf ? "\u2591" : " ", stdout);

@@ -1680,8 +1680,9 @@ def test_hist(rng):
           [(gen.slot_min(s, 3), gen.slot_max(s, 3), n) for s, n in counts.items()],
           out[:2000] + err)
     gap = [r for r in rows if r['count'] == 0 and max(low) < int(r['lo']) < min(high)]
-    check('--hist: the empty slots between the two modes are shown (%d rows)' % len(gap),
-          len(gap) > 20 and all(r['dark'] == 0 for r in gap), out[:2000])
+    check('--hist: the empty slots between the two modes are shown (%d rows), blank: '
+          'no density, no cumulative shade' % len(gap),
+          len(gap) > 20 and all(r['dark'] == 0 and r['light'] == 0 for r in gap), out[:2000])
     # One dark block is SCALE samples per octave: each bar is the slot's.
     bad = [r for r in rows if abs(r['dark'] - r['count'] / math.log2(
         (int(r['hi']) + 1) / int(r['lo'])) / scale) > 0.5 + 1e-9] if scale else rows
