@@ -681,18 +681,43 @@ function markers(k,   np, q, i, j, r, cum, x, colour, ly) {
 				break
 		}
 		x = MEAN[k, i] > 0 || !logv ? MEAN[k, i] : lz
-		# The labels in four rows, one after the other, those of
-		# input 2 after those of input 1: at the top of the density
-		# (above the curves, see LABELS), at the bottom of the CDF,
-		# where the curves are not, right of their lines.
-		ly = 0.05 * (((k - 1) * np + j - 1) % 4)
-		ly = view == "cdf" ? 0.05 + ly : 0.97 - ly
-		LABELS = LABELS > ly || LABELS == "" ? ly : LABELS
 		MARK = MARK sprintf("set arrow from %.10g, graph 0 to %.10g, graph 0.99 %s\n",
 				    x, x, "nohead dt 2 " colour)
-		MARK = MARK sprintf("set label \"p%g\" at %.10g, graph %.3f %s tc %s front boxed\n",
-				    q[j], x, ly, "left offset character 0.5, 0",
-				    percpu ? "rgb '#505050'" : "lt " k)
+		NL++
+		LX[NL] = x
+		LT[NL] = sprintf("p%g", q[j])
+		LC[NL] = percpu ? "rgb '#505050'" : "lt " k
+	}
+}
+# The markers' labels, right of their lines, in rows: at the top of the
+# density (above the curves, see LABELS), at the bottom of the CDF, where
+# the curves are not. From left to right, each in the first row where it
+# clears the labels already there, and the key (top left, keyw characters
+# wide, a row per curve) by a character; the plot is about cols
+# characters wide. Once 6 rows are full, the one that ends first.
+function place_labels(   i, j, t, o, f, w, r, best, ly, ROW) {
+	for (i = 1; i <= NL; i++) {
+		o[i] = i
+		f[i] = logv ? log(LX[i] / RLO) / log(RHI / RLO) : (LX[i] - RLO) / (RHI - RLO)
+	}
+	for (i = 2; i <= NL; i++)
+		for (j = i; j > 1 && f[o[j - 1]] > f[o[j]]; j--) {
+			t = o[j]; o[j] = o[j - 1]; o[j - 1] = t
+		}
+	for (r = 0; r < 6; r++)
+		ROW[r] = view == "density" && logv && r < NCURVES ? keyw / cols : -1
+	for (i = 1; i <= NL; i++) {
+		w = (length(LT[o[i]]) + 1.5) / cols
+		best = 0
+		for (r = 0; r < 6 && ROW[r] > f[o[i]]; r++)
+			if (ROW[r] < ROW[best])
+				best = r
+		r = r < 6 ? r : best
+		ROW[r] = f[o[i]] + w
+		ly = view == "cdf" ? 0.05 + 0.05 * r : 0.97 - 0.05 * r
+		LABELS = LABELS > ly || LABELS == "" ? ly : LABELS
+		MARK = MARK sprintf("set label \"%s\" at %.10g, graph %.3f %s tc %s front boxed\n",
+				    LT[o[i]], LX[o[i]], ly, "left offset character 0.5, 0", LC[o[i]])
 	}
 }
 BEGIN {
@@ -742,6 +767,7 @@ BEGIN {
 	} else {
 		print axis_range("x", VMIN, VMAX, logv, umin, umax)
 		print axis_ticks("x", RLO, RHI, logv, scale, u)
+		place_labels()
 		printf "%s", MARK
 		# The density below the lowest row of labels.
 		if (view == "density" && LABELS != "")
@@ -779,7 +805,7 @@ done
 rm -f "$KP_TMP/awkerr" "$KP_TMP/notes"
 if ! awk -v dir="$KP_TMP" -v n=$KP_N -v view=$KP_VIEW -v logv=$KP_LOGV -v lz=$KP_LZ \
 	-v percpu=$KP_PERCPU -v top=$KP_TOP -v pcts="$KP_PCTS" -v scale=$KP_SCALE \
-	-v u="$KP_UNIT" -v umin="$KP_XMIN" -v umax="$KP_XMAX" \
+	-v u="$KP_UNIT" -v umin="$KP_XMIN" -v umax="$KP_XMAX" -v cols="$KP_COLS" -v keyw="$KP_KEYW" \
 	-f "$KP_TMP/ticks.awk" -f "$KP_TMP/curves.awk" > "$KP_TMP/frame.new"; then
 	[ -s "$KP_TMP/awkerr" ] || exit 1
 	read -r k msg < "$KP_TMP/awkerr"
@@ -797,7 +823,22 @@ PREP
 KP_N=$# KP_VIEW=$view KP_LOGV=$logv KP_PERCPU=$per_cpu KP_TOP=$top KP_PCTS=$pcts
 KP_SCALE=$scale KP_UNIT=$bunit KP_XMIN=$xmin KP_XMAX=$xmax KP_LZ=0.5
 [ $logv = 1 ] || KP_LZ=0
+# The width of the plot in characters, about (10 pixels a character of
+# pngcairo's font, 9 of svg's, less the margins), and of the key: its
+# longest title, and the sample of the line.
+case $term in
+dumb) w=${size:-120,35} KP_COLS=$(( ${w%%,*} - 12 )) ;;
+png) w=${size:-900,600} KP_COLS=$(( (${w%%,*} - 110) / 10 )) ;;
+*) w=${size:-900,600} KP_COLS=$(( (${w%%,*} - 110) / 9 )) ;;
+esac
+[ "$KP_COLS" -ge 20 ] || KP_COLS=20
+label_of "$1"
+label1=$label label2=""
+[ $# -lt 2 ] || labels_of "$1" "$2"
+KP_KEYW=$(( ${#label1} > ${#label2} ? ${#label1} : ${#label2} ))
+KP_KEYW=$(( KP_KEYW + 10 + (per_cpu ? 7 : 0) ))
 export KP_N KP_VIEW KP_LOGV KP_PERCPU KP_TOP KP_PCTS KP_SCALE KP_UNIT KP_XMIN KP_XMAX KP_LZ
+export KP_COLS KP_KEYW
 sh "$tmp/prep.sh" || exit 1
 
 case $view in
@@ -835,8 +876,5 @@ esac
 			"system 'KP_LIVE=1 sh \"\$KP_TMP/prep.sh\"'; load KP_DIR.'/frame.gp' }"
 	fi
 } > "$tmp/plot.gp"
-label_of "$1"
-label1=$label label2=""
-[ $# -lt 2 ] || labels_of "$1" "$2"
 gnuplot -c "$tmp/plot.gp" "$tmp/image" "$tmp" "$label1" "$label2"
 [ -z "$output" ] || cat "$tmp/image" > "$output"
