@@ -1888,6 +1888,20 @@ static void kstats_trace_point_mod(struct kstats_trace_point *p)
 }
 
 /*
+ * Whether the lockdown policy forbids probes: the KUnit suite makes it so,
+ * as an LSM that allows debugfs writes but not LOCKDOWN_KPROBES would,
+ * with kunit_activate_static_stub().
+ */
+VISIBLE_IF_KUNIT int kstats_trace_locked_down(void)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	KUNIT_STATIC_STUB_REDIRECT(kstats_trace_locked_down);
+#endif
+	return security_locked_down(LOCKDOWN_KPROBES);
+}
+EXPORT_SYMBOL_IF_KUNIT(kstats_trace_locked_down);
+
+/*
  * What an add checks before it takes kstats_trace_mutex, which the readers
  * of _control and the module notifier wait for: the lockdown policy, and
  * that each name is one function's, a walk of ftrace's functions. A pid or
@@ -1904,7 +1918,7 @@ static int kstats_trace_may_add(const struct kstats_trace_cmd *cmd)
 	 * allowing debugfs writes but not LOCKDOWN_KPROBES) is kept, for
 	 * tracepoints too, which would read the kernel's timing as well.
 	 */
-	ret = security_locked_down(LOCKDOWN_KPROBES);
+	ret = kstats_trace_locked_down();
 	if (ret) {
 		kstats_trace_err(NULL, "%s: the kernel's lockdown policy forbids probes (LOCKDOWN_KPROBES): %d",
 				 cmd->name, ret);

@@ -77,6 +77,7 @@ struct kstats_trace;
 int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd);
 int kstats_trace_exec(const char *buf, size_t len);
 int kstats_trace_detach_mode(struct kstats_trace *t);
+int kstats_trace_locked_down(void);
 #endif
 
 #endif /* _KERNEL_TRACE_KSTATS_TRACE_H */

@@ -842,6 +842,51 @@ static void kstats_trace_test_stuck(struct kunit *test)
 	kstats_kunit_close(ctl);
 }
 
+static int kstats_trace_test_locked(void)
+{
+	return -EPERM;
+}
+
+/*
+ * A lockdown policy that forbids probes (an LSM that allows debugfs writes
+ * but not LOCKDOWN_KPROBES) refuses every form of add, as kprobe and
+ * fprobe events are refused, before anything is made; remove still works.
+ */
+static void kstats_trace_test_lockdown(struct kunit *test)
+{
+	static const char * const cmds[] = {
+		"trace kstrace_test_fn", "trace pcpu:kstrace_test_fn",
+		"trace fprobe:kstrace_test_fn",
+		"trace kunit_lp start tp:softirq_entry end tp:softirq_exit",
+		"trace kunit_lk start kstrace_test_fn end kstrace_test_end",
+		"trace fprobe:kstrace_test_* as kunit_lg",
+	};
+	struct file *file;
+	unsigned int i;
+	char *text;
+
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_end"), 0);
+	kunit_activate_static_stub(test, kstats_trace_locked_down, kstats_trace_test_locked);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		KUNIT_EXPECT_EQ_MSG(test, kstats_trace_test_exec(cmds[i]), -EPERM, "%s", cmds[i]);
+	text = kstats_trace_test_file(test, "_control");
+	KUNIT_EXPECT_NULL(test, strstr(text, "name kstrace_test_fn "));
+	KUNIT_EXPECT_NULL(test, strstr(text, "name kunit_l"));
+	KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "kstrace_test_fn"));
+	KUNIT_EXPECT_NULL(test, kstats_kunit_read(test, "kunit_lg/_summary"));
+	text = kstats_trace_test_file(test, "error_log");
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "kstrace_test_fn: the kernel's lockdown policy "
+					   "forbids probes (LOCKDOWN_KPROBES): -1\n"));
+	/* What is there can go. */
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_end"), 0);
+	kunit_deactivate_static_stub(test, kstats_trace_locked_down);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn"), 0);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), 0);
+	file = kstats_kunit_open("error_log", O_WRONLY | O_TRUNC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	kstats_kunit_close(file);
+}
+
 static struct kunit_case kstats_trace_test_cases[] = {
 	KUNIT_CASE_PARAM(kstats_trace_test_parse, kstats_trace_test_lines_gen_params),
 	KUNIT_CASE(kstats_trace_test_count),
@@ -855,6 +900,7 @@ static struct kunit_case kstats_trace_test_cases[] = {
 	KUNIT_CASE(kstats_trace_test_elapsed),
 	KUNIT_CASE(kstats_trace_test_group),
 	KUNIT_CASE(kstats_trace_test_stuck),
+	KUNIT_CASE(kstats_trace_test_lockdown),
 	{}
 };
 
