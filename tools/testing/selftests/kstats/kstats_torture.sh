@@ -376,12 +376,20 @@ stopping() {
 }
 # worker NAME JOB: runs JOB until the workers stop; each operation of JOB
 # (op, tctl) is noted ok or failed in $T/ops.NAME.
+# Past RUN seconds, a worker that did its least goes on at a slower pace,
+# a pause between rounds: in an emulated kernel, whose every CPU one host
+# thread runs, the workers that are still short get the time (no verdict
+# depends on how long the pause is).
 worker() {
 	name=$1
 	: > "$T/ops.$name"
 	until stopping; do
 		"$2"
-		[ -e "$T/met.$name" ] || [ -n "$(short "$name")" ] || : > "$T/met.$name"
+		if [ -e "$T/met.$name" ]; then
+			[ "$(date +%s)" -lt "$END" ] || usleep 500000
+		elif [ -z "$(short "$name")" ]; then
+			: > "$T/met.$name"
+		fi
 	done
 }
 # op KIND CMD...: runs CMD, one operation of kind KIND; its status.
