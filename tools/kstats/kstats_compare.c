@@ -107,8 +107,9 @@ static void compare_line(const char *what, int w, double va, double vb,
 	if (few)
 		printf("  too few samples for an interval\n");
 	else if (va > 0)
-		printf("  [%+.1f%%, %+.1f%%]%s\n", dlo / va * 100, dhi / va * 100,
-		       dlo <= 0 && dhi >= 0 ? "  ~" : "");
+		/* Rounded outwards to 0.1%: what is printed holds. */
+		printf("  [%+.1f%%, %+.1f%%]%s\n", floor(dlo / va * 1000) / 10,
+		       ceil(dhi / va * 1000) / 10, dlo <= 0 && dhi >= 0 ? "  ~" : "");
 	else
 		printf("  [%s, %s]%s\n", fmt_num(l, sizeof(l), dlo, RND_DOWN, 0),
 		       fmt_num(h, sizeof(h), dhi, RND_UP, 0),
@@ -124,6 +125,7 @@ static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int b
 	uint64_t ca = 0, cb = 0;
 	size_t s, n, at = 0;
 	double dmax = 0, ne, p, alo = 0, ahi = 0, blo = 0, bhi = 0, se, lo, hi;
+	double va, vb, r, dlo, dhi;
 	bool ok;
 	int i, w;
 
@@ -139,17 +141,30 @@ static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int b
 	printf("%-8s %*llu %*llu\n", "count", w, (unsigned long long)sa.n,
 	       w, (unsigned long long)sb.n);
 	/*
-	 * The mean: its standard error, from each input's variance. Where
-	 * that normal interval goes past what the values allow, it is cut:
-	 * B's mean is not below 0 (a change below -100%), nor outside B's
-	 * slots, and A's mean not outside A's.
+	 * The mean: a change is a ratio, B's mean over A's, each uncertain:
+	 * the normal interval of the log of that ratio (the delta method,
+	 * from each input's variance), so that neither end goes below -100%
+	 * and an A made large by a few outliers widens it both ways. Of the
+	 * difference where a mean is 0. Cut to what the values allow: B's
+	 * mean within B's slots, A's within A's.
 	 */
-	se = sqrt(hist_var(ha, bits, &sa) / sa.n + hist_var(hb, bits, &sb) / sb.n);
+	va = hist_var(ha, bits, &sa);
+	vb = hist_var(hb, bits, &sb);
+	if (sa.mean > 0 && sb.mean > 0) {
+		r = log(sb.mean / sa.mean);
+		se = sqrt(va / (sa.n * sa.mean * sa.mean) + vb / (sb.n * sb.mean * sb.mean));
+		dlo = sa.mean * expm1(r - 1.96 * se);
+		dhi = sa.mean * expm1(r + 1.96 * se);
+	} else {
+		se = sqrt(va / sa.n + vb / sb.n);
+		dlo = sb.mean - sa.mean - 1.96 * se;
+		dhi = sb.mean - sa.mean + 1.96 * se;
+	}
 	lo = fmax(-sa.mean, (double)ks_slot_min(sb.first, bits) -
 			    (double)ks_slot_max(sa.last, bits));
 	hi = (double)ks_slot_max(sb.last, bits) - (double)ks_slot_min(sa.first, bits);
-	compare_line("mean", w, sa.mean, sb.mean, fmax(lo, sb.mean - sa.mean - 1.96 * se),
-		     fmin(hi, sb.mean - sa.mean + 1.96 * se), sa.n < 2 || sb.n < 2);
+	compare_line("mean", w, sa.mean, sb.mean, fmax(lo, dlo), fmin(hi, dhi),
+		     sa.n < 2 || sb.n < 2);
 	for (i = 0; i < opt.npct; i++) {
 		char col[40];
 

@@ -539,6 +539,23 @@ def test_compare(rng):
     q = write('quiet', gen.render({0: [100, 110, 105]}, 3))
     rc, out, _ = run(['--compare', o, q])
     m = re.search(r'^mean .*\[([-+][0-9.]+)%, ([-+][0-9.]+)%\]', out, re.M)
+    # The mean's change is a ratio: its interval from the log of B's mean
+    # over A's. Four samples near 2^64 against 10000 of about 2.5 us: a
+    # change of -100% to within 0.1%, both ends; 3 outliers of 10 ms in A:
+    # wide, but nowhere near -100%, as B's mean is known to 1%.
+    tiny = [int(rng.lognormvariate(7.8, 0.3)) for _ in range(10000)]
+    tb = write('tiny', gen.render({0: tiny}, 3))
+    huge = write('huge4', gen.render({0: [2 ** 64 - k * 1000 for k in (1, 3, 4, 5)]}, 3))
+    mid = write('mid3', gen.render({0: tiny[:9997] + [10 ** 7] * 3}, 3))
+    ends = []
+    for x in (huge, mid):
+        rc, out, _ = run(['--compare', x, tb])
+        m = re.search(r'^mean .*\[([-+][0-9.]+)%, ([-+][0-9.]+)%\]', out, re.M)
+        ends.append((float(m.group(1)), float(m.group(2))) if rc == 0 and m else None)
+    check('compare: the interval of the mean change is that of a ratio: [-100%%, -99.9%%] '
+          'for A 10^15 times B, and far from -100%% where B is known (%s)' % (ends,),
+          ends[0] is not None and ends[0][0] >= -100 and ends[0][1] <= -99.9 and
+          ends[1] is not None and -95 < ends[1][0] < -40 < ends[1][1] < 0, ends)
     check('compare: the interval of the mean stays within what values can be '
           '(not below -100%, not above B\'s largest slot less A\'s least)',
           rc == 0 and m is not None and float(m.group(1)) >= -100 and
