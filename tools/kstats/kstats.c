@@ -371,7 +371,8 @@ int main(int argc, char **argv)
 		top_opt_sort(sort);
 	if ((lines || sort) && !trace &&
 	    (mode_diff || mode_cmp || mode_merge || opt.interval > 0 || !kstats_group_table()))
-		usage_error("--lines and --sort: only for the table of a group (DIR), of kstats trace 'GLOB' and of kstats top");
+		usage_error("%s: only for the table of a group (DIR), of kstats trace 'GLOB' and of kstats top",
+			    lines && sort ? "--lines and --sort" : lines ? "--lines" : "--sort");
 	if (opt.log2 && opt.out != OUT_HIST)
 		usage_error("--log2: only with --hist");
 	if (le_bits && opt.out != OUT_OPENMETRICS)
@@ -468,8 +469,10 @@ int main(int argc, char **argv)
 			group_main(path, argv[0]);	/* kstats_top.c */
 		} else {
 			if (lines || sort)
-				usage_error("--lines and --sort: %s is not a group (a directory with a _summary), whose table they cut and sort",
-					    argv[0]);
+				usage_error("%s: %s is not a group (a directory with a _summary), whose table %s",
+					    lines && sort ? "--lines and --sort" : lines ? "--lines" : "--sort",
+					    argv[0], lines && sort ? "they cut and sort" :
+					    lines ? "it cuts" : "it sorts");
 			load(&d, path);
 			output(&d, argv[0]);
 			ks_data_free(&d);

@@ -76,6 +76,7 @@ const char *fmt_num(char *buf, size_t n, double v, int dir, int pad);
 const char *fmt_val(char *buf, size_t n, double v);
 const char *fmt_lo(char *buf, size_t n, uint64_t v);
 const char *fmt_hi(char *buf, size_t n, uint64_t v);
+const char *fmt_hi3(char *buf, size_t n, uint64_t v);
 const char *fmt_exact(char *buf, size_t n, uint64_t v);
 const char *pct_name(char *buf, size_t n, double q);
 

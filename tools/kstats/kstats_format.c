@@ -173,6 +173,12 @@ const char *fmt_hi(char *buf, size_t n, uint64_t v)
 	return fmt_u64(buf, n, v, RND_UP, 0);
 }
 
+/* An upper bound in a column of values: 3 digits, trailing zeros kept. */
+const char *fmt_hi3(char *buf, size_t n, uint64_t v)
+{
+	return fmt_u64(buf, n, v, RND_UP, 1);
+}
+
 /*
  * A bound exactly, in integer arithmetic: with --unit, in the largest
  * unit up to s where it is 1 or more (1151 ns: 1.151 us).

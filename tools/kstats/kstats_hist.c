@@ -96,8 +96,13 @@ void print_hist(const struct ks_hist *hist, int hbits)
 
 		cum += h->count[s];
 		bar = (int)(h->count[s] / octaves(s, bits) / scale + 0.5);
-		/* An empty slot is blank: the gap between two modes shows. */
+		/*
+		 * An empty slot is blank: the gap between two modes shows; a
+		 * slot with samples has one mark at least.
+		 */
 		cdf = h->count[s] ? (int)((double)cum / n * width + 0.5) : 0;
+		if (h->count[s] && !bar && !cdf)
+			cdf = 1;
 		printf("%*s \u2502", rangew, slot_range(r, sizeof(r), s, bits));
 		for (i = 0; i < width; i++)
 			fputs(i < bar ? "\u2592" : i < cdf ? "\u2591" : " ", stdout);

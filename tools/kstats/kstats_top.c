@@ -692,7 +692,7 @@ static const char *fmt_bound(char *buf, size_t n, uint64_t v)
 {
 	char *blank;
 
-	fmt_hi(buf, n, v);
+	fmt_hi3(buf, n, v);
 	blank = strchr(buf, ' ');
 	if (blank)
 		memmove(blank, blank + 1, strlen(blank));

@@ -1700,6 +1700,9 @@ def test_hist(rng):
     check('--hist: the empty slots between the two modes are shown (%d rows), blank: '
           'no density, no cumulative shade' % len(gap),
           len(gap) > 20 and all(r['dark'] == 0 and r['light'] == 0 for r in gap), out[:2000])
+    unmarked = [r for r in rows if r['count'] and not r['dark'] + r['light']]
+    check('--hist: a slot with samples has a mark at least (%d without one)' % len(unmarked),
+          rows and not unmarked, unmarked[:3])
     # One dark block is SCALE samples per octave: each bar is the slot's.
     bad = [r for r in rows if abs(r['dark'] - r['count'] / math.log2(
         (int(r['hi']) + 1) / int(r['lo'])) / scale) > 0.5 + 1e-9] if scale else rows

@@ -931,9 +931,9 @@ def test_usage():
                        (['trace', 'vfs_*', '--per-cpu'], 'do not apply to a glob'),
                        (['trace', 'vfs_read', '-n', '5'], '--lines: only with a glob'),
                        (['trace', 'vfs_*', '--name', 'a/b'], 'is not a group name'),
-                       (['--lines', '5', '--json', 'x'], '--lines and --sort: only for'),
-                       (['--sort', 'count', '--interval', '1', 'x'],
-                        '--lines and --sort: only for'),
+                       (['--lines', '5', '--json', 'x'], '--lines: only for'),
+                       (['--sort', 'count', '--interval', '1', 'x'], '--sort: only for'),
+                       (['-n', '5', '-s', 'name', '--csv', 'x'], '--lines and --sort: only for'),
                        (['--sort', 'p95', 'x'], "--sort: 'p95' is not")):
         rc, out, err = H.run(args)
         H.check('usage: kstats %s -> exit 1, "%s" in a line, then Try' % (' '.join(args), what),
