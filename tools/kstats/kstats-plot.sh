@@ -695,7 +695,7 @@ function markers(k,   np, q, i, j, r, cum, x, colour, ly) {
 # clears the labels already there, and the key (top left, keyw characters
 # wide, a row per curve) by a character; the plot is about cols
 # characters wide. Once 6 rows are full, the one that ends first.
-function place_labels(   i, j, t, o, f, w, r, best, ly, ROW) {
+function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at) {
 	for (i = 1; i <= NL; i++) {
 		o[i] = i
 		f[i] = logv ? log(LX[i] / RLO) / log(RHI / RLO) : (LX[i] - RLO) / (RHI - RLO)
@@ -708,16 +708,20 @@ function place_labels(   i, j, t, o, f, w, r, best, ly, ROW) {
 		ROW[r] = view == "density" && logv && r < NCURVES ? keyw / cols : -1
 	for (i = 1; i <= NL; i++) {
 		w = (length(LT[o[i]]) + 1.5) / cols
+		# Past the right border: left of its line.
+		left = f[o[i]] + w > 1
+		x0 = left ? f[o[i]] - w : f[o[i]]
 		best = 0
-		for (r = 0; r < 6 && ROW[r] > f[o[i]]; r++)
+		for (r = 0; r < 6 && ROW[r] > x0; r++)
 			if (ROW[r] < ROW[best])
 				best = r
 		r = r < 6 ? r : best
-		ROW[r] = f[o[i]] + w
+		ROW[r] = x0 + w
 		ly = view == "cdf" ? 0.05 + 0.05 * r : 0.97 - 0.05 * r
 		LABELS = LABELS > ly || LABELS == "" ? ly : LABELS
+		at = left ? "right offset character -0.5, 0" : "left offset character 0.5, 0"
 		MARK = MARK sprintf("set label \"%s\" at %.10g, graph %.3f %s tc %s front boxed\n",
-				    LT[o[i]], LX[o[i]], ly, "left offset character 0.5, 0", LC[o[i]])
+				    LT[o[i]], LX[o[i]], ly, at, LC[o[i]])
 	}
 }
 BEGIN {

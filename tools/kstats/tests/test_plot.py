@@ -573,6 +573,16 @@ def test_markers(rng):
         check('kstats-plot %s A B, 4 percentiles each: the markers\' labels clear of '
               'each other' % ' '.join(view), rc == 0 and len(boxes) == 8 and not clash,
               (rc, err, clash, boxes))
+    # A percentile at the right end of the axis: its label left of its
+    # line, inside the border (a character at most 8 pixels wide).
+    e = write('mark-e', gen.render({0: lognormal(rng, 5000, 7, 0.5) + [2 ** 63] * 60}, 3))
+    rc, err, s = svg_plot(['-u', 'ns', '-p', '50,99', e], 'edge')
+    out = [(q, x, anchor) for q, x, y, anchor, _ in (s.texts if s.ok else [])
+           if re.match(r'^p\d', q) and s.border and
+           (x + 8 * len(q) > s.border[2] if anchor != 'end' else x > s.border[2])]
+    check('kstats-plot: a marker\'s label at the right end of the axis stays inside the '
+          'border, left of its line', rc == 0 and s.ok and s.border and not out,
+          (rc, err, out, s.ok and s.border))
     for p in ('0', '101', 'x', '50,,99', '50,'):
         rc, _, err = plot(['-p', p, a])
         check('kstats-plot -p %s -> exit 1, not a list of percentiles' % p,
