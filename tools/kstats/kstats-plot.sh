@@ -809,7 +809,8 @@ done
 rm -f "$KP_TMP/awkerr" "$KP_TMP/notes"
 if ! awk -v dir="$KP_TMP" -v n=$KP_N -v view=$KP_VIEW -v logv=$KP_LOGV -v lz=$KP_LZ \
 	-v percpu=$KP_PERCPU -v top=$KP_TOP -v pcts="$KP_PCTS" -v scale=$KP_SCALE \
-	-v u="$KP_UNIT" -v umin="$KP_XMIN" -v umax="$KP_XMAX" -v cols="$KP_COLS" -v keyw="$KP_KEYW" \
+	-v u="$KP_UNIT" -v umin="$KP_XMIN" -v umax="$KP_XMAX" \
+	-v cols="$KP_COLS" -v keyw="$KP_KEYW" \
 	-f "$KP_TMP/ticks.awk" -f "$KP_TMP/curves.awk" > "$KP_TMP/frame.new"; then
 	[ -s "$KP_TMP/awkerr" ] || exit 1
 	read -r k msg < "$KP_TMP/awkerr"

@@ -99,6 +99,12 @@ static const char kstats_help[] =
 "truncated, with counts out of range, or without the CPU of --cpu); for\n"
 "kstats trace -- COMMAND, COMMAND's status (128 + N if killed by signal N).\n";
 
+/* The options of a group's table that were given, for their errors. */
+static const char *lines_sort(int lines, const char *sort)
+{
+	return lines && sort ? "--lines and --sort" : lines ? "--lines" : "--sort";
+}
+
 static void show_help(FILE *f)
 {
 	fputs(kstats_help, f);
@@ -371,8 +377,8 @@ int main(int argc, char **argv)
 		top_opt_sort(sort);
 	if ((lines || sort) && !trace &&
 	    (mode_diff || mode_cmp || mode_merge || opt.interval > 0 || !kstats_group_table()))
-		usage_error("%s: only for the table of a group (DIR), of kstats trace 'GLOB' and of kstats top",
-			    lines && sort ? "--lines and --sort" : lines ? "--lines" : "--sort");
+		usage_error("%s: only for the table of a group (DIR, %s)", lines_sort(lines, sort),
+			    "kstats trace 'GLOB', kstats top");
 	if (opt.log2 && opt.out != OUT_HIST)
 		usage_error("--log2: only with --hist");
 	if (le_bits && opt.out != OUT_OPENMETRICS)
@@ -408,7 +414,8 @@ int main(int argc, char **argv)
 		usage_error("-o: not with --compare");
 	/* Each interval's exposition replaces the file; other formats add up. */
 	if (opt.outfile && opt.interval > 0 && opt.out != OUT_OPENMETRICS)
-		usage_error("-o with --interval: only --openmetrics, whose each exposition replaces FILE (redirect the others' output to keep every interval)");
+		usage_error("-o with --interval: only --openmetrics, %s",
+			    "whose each exposition replaces FILE (redirect the others' output)");
 	if (trace && argc && secs > 0)
 		usage_error("trace: either --duration or a command, not both");
 	if (!trace && (mode_diff || mode_cmp) && argc != 2)
@@ -469,10 +476,8 @@ int main(int argc, char **argv)
 			group_main(path, argv[0]);	/* kstats_top.c */
 		} else {
 			if (lines || sort)
-				usage_error("%s: %s is not a group (a directory with a _summary), whose table %s",
-					    lines && sort ? "--lines and --sort" : lines ? "--lines" : "--sort",
-					    argv[0], lines && sort ? "they cut and sort" :
-					    lines ? "it cuts" : "it sorts");
+				usage_error("%s: %s is not a group (a directory with a _summary)",
+					    lines_sort(lines, sort), argv[0]);
 			load(&d, path);
 			output(&d, argv[0]);
 			ks_data_free(&d);

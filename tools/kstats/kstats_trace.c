@@ -36,7 +36,7 @@ static int trace_write(const char *cmd, int *opened)
 
 	*opened = 1;
 	if (asprintf(&line, "%s\n", cmd) < 0)
-		return ENOMEM;
+		return errno;
 	fd = open(tr.control, O_WRONLY);
 	*opened = fd >= 0;
 	if (fd < 0) {
