@@ -667,36 +667,32 @@ static struct row **top_sorted(struct top *t, size_t *n)
 	return v;
 }
 
-/*
- * A value: plain, or with -u scaled with its unit, 3 significant digits,
- * trailing zeros kept (2.40us above 2.38us), as kstats's summary has it;
- * no blank before the unit.
- */
-static const char *fmt_value(char *buf, size_t n, double v)
+/* @buf without the blank between a number and its unit (2.40us). */
+static const char *no_blank(char *buf)
 {
-	char *blank;
+	char *blank = strchr(buf, ' ');
 
-	fmt_val(buf, n, v);
-	blank = strchr(buf, ' ');
 	if (blank)
 		memmove(blank, blank + 1, strlen(blank));
 	return buf;
 }
 
 /*
+ * A value: plain, or with -u scaled with its unit, 3 significant digits,
+ * trailing zeros kept (2.40us above 2.38us), as kstats's summary has it.
+ */
+static const char *fmt_value(char *buf, size_t n, double v)
+{
+	return no_blank((char *)fmt_val(buf, n, v));
+}
+
+/*
  * An upper bound, max<=: exact, or with -u rounded up to 3 significant
- * digits (as kstats's summary has it), so that it holds; no blank before
- * the unit, as fmt_value().
+ * digits (as kstats's summary has it), so that it holds.
  */
 static const char *fmt_bound(char *buf, size_t n, uint64_t v)
 {
-	char *blank;
-
-	fmt_hi3(buf, n, v);
-	blank = strchr(buf, ' ');
-	if (blank)
-		memmove(blank, blank + 1, strlen(blank));
-	return buf;
+	return no_blank((char *)fmt_hi3(buf, n, v));
 }
 
 /* The width of the columns after the name, with their blanks. */
