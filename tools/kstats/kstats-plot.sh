@@ -46,6 +46,8 @@ USAGE
 
 view=density per_cpu=0 live=0 host="" term=dumb output="" size="" logv=1 heatmap=0
 unit="" pcts=50,99 xrange="" top=8
+# The options given, to refuse those that would do nothing.
+given=" "
 # A usage error: what is wrong, in a line, and where to read more.
 bad_usage() {
 	printf 'kstats-plot: %s\nTry '\''kstats-plot --help'\''.\n' "$1" >&2
@@ -71,12 +73,12 @@ while [ $# -gt 0 ]; do
 		-o|--output) output=$2 ;;
 		-s|--size) size=$2 ;;
 		-u|--unit) unit=$2 ;;
-		-p|--percentiles) pcts=$2 ;;
+		-p|--percentiles) pcts=$2 given="$given$1 " ;;
 		--xrange) xrange=$2 ;;
-		--top) top=$2 ;;
+		--top) top=$2 given="$given$1 " ;;
 		esac
 		shift ;;
-	--linear) logv=0 ;;
+	--linear) logv=0 given="$given$1 " ;;
 	-V|--version) echo "kstats-plot 0.2"; exit 0 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
@@ -157,6 +159,26 @@ if [ $heatmap = 1 ]; then
 	[ "$term" != dumb ] || bad_usage "--heatmap needs -t png or -t svg"
 	[ $view = density ] && [ $per_cpu = 0 ] && [ "$live" = 0 ] ||
 		bad_usage "--heatmap: not with --cdf, --spectrum, --per-cpu or -i"
+fi
+# An option that would do nothing here: its name as given, for the message.
+given() {
+	for o in "$@"; do
+		case $given in
+		*" $o "*) echo "$o"; return 0 ;;
+		esac
+	done
+	return 1
+}
+if [ -n "$pcts" ] && o=$(given -p --percentiles); then
+	[ $view != spectrum ] ||
+		bad_usage "$o: no markers on --spectrum, whose axis is the percentiles"
+	[ $heatmap = 0 ] || bad_usage "$o: no markers on --heatmap"
+fi
+if o=$(given --linear); then
+	[ $heatmap = 0 ] || bad_usage "$o: --heatmap's value axis is logarithmic only"
+fi
+if o=$(given --top); then
+	[ $per_cpu = 1 ] || bad_usage "$o: the CPUs with the most samples, with --per-cpu only"
 fi
 command -v gnuplot >/dev/null || { echo "kstats-plot: gnuplot not found" >&2; exit 1; }
 # The kstats beside this script (installed together), else on PATH.

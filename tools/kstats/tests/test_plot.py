@@ -647,6 +647,24 @@ def test_spectrum(rng):
     rc, _, err = plot(['--spectrum', '--cdf', path])
     check('kstats-plot --spectrum --cdf -> exit 1, one of them',
           rc == 1 and 'one of them' in err, err)
+    # An option that would do nothing is refused, naming it; the same
+    # option where it acts is accepted ('-p ""' asks for no markers).
+    img = os.path.join(TMP, 'ignored.png')
+    for args, why in ((['--spectrum', '-p', '50'], '-p: no markers on --spectrum'),
+                      (['--spectrum', '--percentiles', '90,99'],
+                       '--percentiles: no markers on --spectrum'),
+                      (['--heatmap', '-t', 'png', '-o', img, '-p', '50'],
+                       '-p: no markers on --heatmap'),
+                      (['--heatmap', '-t', 'png', '-o', img, '--linear'],
+                       "--linear: --heatmap's value axis is logarithmic only"),
+                      (['--top', '3'], '--top: the CPUs with the most samples, with --per-cpu')):
+        rc, out, err = plot(args + [path])
+        check('kstats-plot %s -> exit 1, "%s"' % (' '.join(args).replace(img, 'X.png'), why),
+              rc == 1 and out == '' and err.startswith('kstats-plot: ' + why) and
+              not os.path.exists(img), err)
+    for args in (['--spectrum', '-p', ''], ['--cdf', '-p', '50'], ['--per-cpu', '--top', '3']):
+        rc, out, err = plot(args + ['-s', '100,30', path])
+        check('kstats-plot %s: accepted' % ' '.join(args), rc == 0 and out, (rc, err))
     # On the terminal too.
     rc, out, err = plot(['--spectrum', '-s', '100,30', path])
     check('kstats-plot --spectrum on the terminal: 90% and 99.9% on the axis',
