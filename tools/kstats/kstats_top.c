@@ -118,6 +118,9 @@ struct top {
 	unsigned long gen;	/* reads so far */
 	int bits;		/* of the last _summary line read, or -1 */
 	int missing;		/* the errno of the last read of path, or 0 */
+	/* Files of the directory that are not metrics: skipped, each said once. */
+	char **skipped;
+	size_t nskipped, said;
 };
 
 /* A terminal in raw mode, on the alternate screen: left on every way out. */
@@ -289,6 +292,32 @@ static struct ks_hist *row_next(struct row *r)
 #define SUMMARY_FIELDS 10
 
 /*
+ * @path, a file of the kstats directory that is not a metric (@why): skipped,
+ * and said on standard error once (once the screen is left, on a terminal).
+ */
+static void top_skip(struct top *t, const char *path, const char *why)
+{
+	size_t i, n = strlen(path);
+
+	/* Each entry is "PATH: not a kstats metric...". */
+	for (i = 0; i < t->nskipped; i++)
+		if (!strncmp(t->skipped[i], path, n) &&
+		    !strncmp(t->skipped[i] + n, ": not a kstats metric", 21))
+			return;
+	t->skipped = top_alloc(t->skipped, (t->nskipped + 1) * sizeof(*t->skipped));
+	t->skipped[t->nskipped++] = top_printf("%s: not a kstats metric, skipped (%s)",
+						path, why);
+}
+
+static void top_say_skipped(struct top *t)
+{
+	if (tty_screen)
+		return;
+	for (; t->said < t->nskipped; t->said++)
+		fprintf(stderr, "kstats: top: %s\n", t->skipped[t->said]);
+}
+
+/*
  * The lines of a group's _summary at @path, into the rows @prefix FUNC:
  * 0, or the errno of its open or read (a group removed meanwhile).
  * Malformed text is an error, as any input of the tool's.
@@ -380,12 +409,14 @@ static int read_summary(struct top *t, const char *path, const char *prefix)
  * sums of the CPUs, are all top needs. The CPU lines are parsed only until
  * the first CPUS line (the kernel prints the CPU lines of a slot, then its
  * CPUS line): an input without CPUS lines (grep 'CPU ') is read from them.
- * 0, or the errno of its open or read.
+ * 0, or the errno of its open or read. A file that is not a metric is an
+ * error, or with @lenient (a file of the directory that top lists), skipped.
  */
-static int read_metric(struct top *t, const char *path, const char *prefix, const char *name)
+static int read_metric(struct top *t, const char *path, const char *prefix, const char *name,
+		       int lenient)
 {
 	unsigned long lineno = 0;
-	struct ks_data all, cpu, *d;
+	struct ks_data all, cpu, *d = &cpu;
 	char *line = NULL;
 	struct ks_hist *h;
 	struct row *r;
@@ -409,16 +440,24 @@ static int read_metric(struct top *t, const char *path, const char *prefix, cons
 			d = &cpu;
 		else
 			continue;
-		if (ks_parse_line(d, line, len, lineno))
-			top_die(2, "%s: %s", path, d->err);
+		if (ks_parse_line(d, line, len, lineno)) {
+			err = -1;
+			break;
+		}
 	}
-	if (ferror(f))
+	if (!err && ferror(f))
 		err = errno ?: EIO;
 	free(line);
 	fclose(f);
-	d = all.have_all ? &all : &cpu;
-	if (!err && ks_finish(d, kstats_bits()))
+	if (!err) {
+		d = all.have_all ? &all : &cpu;
+		if (ks_finish(d, kstats_bits()))
+			err = -1;
+	}
+	if (err < 0 && !lenient)
 		top_die(2, "%s: %s", path, d->err);
+	if (err < 0)
+		top_skip(t, path, d->err);
 	if (!err) {
 		r = row_get(t, prefix, name);
 		h = row_next(r);
@@ -432,7 +471,7 @@ static int read_metric(struct top *t, const char *path, const char *prefix, cons
 	}
 	ks_data_free(&all);
 	ks_data_free(&cpu);
-	return err;
+	return err > 0 ? err : 0;
 }
 
 /*
@@ -468,7 +507,7 @@ static int read_group(struct top *t, const char *path, const char *prefix)
 		}
 		p = top_printf("%s/%s", path, e->d_name);
 		/* A function gone meanwhile (its module unloaded) is not listed. */
-		read_metric(t, p, prefix, e->d_name);
+		read_metric(t, p, prefix, e->d_name, 0);
 		free(p);
 	}
 	closedir(dir);
@@ -497,7 +536,7 @@ static int read_all(struct top *t)
 			read_group(t, p, prefix);
 			free(prefix);
 		} else {
-			read_metric(t, p, "", e->d_name);
+			read_metric(t, p, "", e->d_name, 1);
 		}
 		free(p);
 	}
@@ -581,12 +620,13 @@ static void top_read(struct top *t)
 	} else {
 		const char *base = strrchr(t->path, '/');
 
-		t->missing = read_metric(t, t->path, "", base ? base + 1 : t->path);
+		t->missing = read_metric(t, t->path, "", base ? base + 1 : t->path, 0);
 	}
 	for (i = 0; i < t->nrows; i++) {
 		row_interval(&t->rows[i]);
 		t->rows[i].cur = !t->rows[i].cur;
 	}
+	top_say_skipped(t);
 }
 
 static struct top *top_new(const char *path, const char *dir, int group)
@@ -616,6 +656,9 @@ static void top_free(struct top *t)
 		}
 		free(t->rows[i].name);
 	}
+	for (i = 0; i < t->nskipped; i++)
+		free(t->skipped[i]);
+	free(t->skipped);
 	free(t->rows);
 	free(t->hash);
 	free(t->path);
@@ -1243,6 +1286,7 @@ int top_main(int argc, char **argv)
 			draw(t, name, secs);
 	}
 	tty_leave();
+	top_say_skipped(t);
 	top_free(t);
 	free(kdir);
 	free(path);

@@ -311,6 +311,27 @@ def test_top_all(rng):
     ok = ok and not why and rows['grp/f1'][1] == '0' and rows['grp/f1'][3:] == ['-'] * 4
     H.check('top without NAME: a row per metric and per GROUP/FUNC, the interval of '
             'each', ok, (why, out, err, fed))
+    # A file of the directory that is not a metric (notes, a cut copy) is
+    # skipped and said once on standard error, not the end of top.
+    for name, text in (('notes.txt', 'what I ran\n'),
+                       ('cut', gen.render(new, 3).replace('p 1.000000', 'p 0.500000'))):
+        with open(os.path.join(d, name), 'w', encoding='ascii') as f:
+            f.write(text)
+    rc, out, err, fed = fed_run(['top', '--dir', d, '-i', '0.05', '-c', '2'],
+                                os.path.join(d, 'softirq'),
+                                [gen.render(old, 3), gen.render(new, 3), gen.render(new, 3)])
+    tables = parse_tables(out)
+    said = sorted(err.splitlines())
+    H.check('top without NAME: a file that is not a metric is skipped, said once with '
+            'its name and why', rc == 0 and len(tables) == 2 and
+            all({w[0] for w in t[1]} == {'softirq', 'grp/f1', 'grp/f2'} for t in tables) and
+            len(said) == 2 and
+            said[0].startswith('kstats: top: %s/cut: not a kstats metric, skipped (' % d) and
+            'truncated' in said[0] and
+            said[1].startswith('kstats: top: %s/notes.txt: not a kstats metric, skipped '
+                               '(line 1: expected' % d), (rc, out, err))
+    for name in ('notes.txt', 'cut'):
+        os.unlink(os.path.join(d, name))
     # A metric with CPU lines only (a copy of grep 'CPU '): all its lines.
     cpu_only = ''.join(l for l in gen.render(new, 3).splitlines(True) if ' CPUS ' not in l)
     rc, out, err, fed = fed_run(['top', '--dir', d, 'softirq', '-i', '0.05', '-c', '1'],
