@@ -305,8 +305,7 @@ static void top_skip(struct top *t, const char *path, const char *why)
 		    !strncmp(t->skipped[i] + n, ": not a kstats metric", 21))
 			return;
 	t->skipped = top_alloc(t->skipped, (t->nskipped + 1) * sizeof(*t->skipped));
-	t->skipped[t->nskipped++] = top_printf("%s: not a kstats metric, skipped (%s)",
-						path, why);
+	t->skipped[t->nskipped++] = top_printf("%s: not a kstats metric, skipped (%s)", path, why);
 }
 
 static void top_say_skipped(struct top *t)
