@@ -10,8 +10,9 @@ usage: kstats-plot [options] [--] INPUT [INPUT_B]
 
 Plots the distribution of a kstats metric as a density: the fraction of
 the samples per octave (per doubling of the value) on the default
-logarithmic axis, per unit of value with --linear. Raw counts per slot
-would show false peaks at each power of two, where slots double in width.
+logarithmic axis, per unit (or 10, 100... units) of value with --linear.
+Raw counts per slot would show false peaks at each power of two, where
+slots double in width.
 Or the CDF, or the percentile spectrum. INPUT is a file, a metric name
 (read from /sys/kernel/debug/kstats/, or on HOST with -H), or - for stdin;
 input with CPU lines only (grep CPU) is summed over its CPUs. With
@@ -625,7 +626,7 @@ function curve(k,   i, T, c, lo, hi, x0, x1, y, last, cum, first, xa, xb) {
 }
 function plot(k, cpu, style, title) {
 	PLOT = PLOT (PLOT == "" ? "plot " : ", \\\n\t") \
-		sprintf("KP_DIR.'/data' index %d using 1:2 with lines %s title %s noenhanced",
+		sprintf("KP_DIR.'/data' index %d using 1:($2 * YS) with lines %s title %s noenhanced",
 			NCURVES - 1, style, title)
 }
 # Each CPU of input k, at most top of them, those with the most samples.
@@ -765,6 +766,7 @@ BEGIN {
 		if (view != "spectrum" && pcts != "")
 			markers(k)
 	}
+	YS = 1
 	print "unset arrow"
 	print "unset label"
 	print "unset title"
@@ -795,14 +797,25 @@ BEGIN {
 		print axis_ticks("x", RLO, RHI, logv, scale, u)
 		place_labels()
 		printf "%s", MARK
+		# The linear density per 10^k units of value, k such that its
+		# top reads 0.1 to 1 (not 5e-05 beside 0.0001): per 1 us.
+		if (view == "density" && !logv) {
+			if (DMAX > 0 && DMAX < 0.1)
+				YS = 10 ^ (ceil(-log10(DMAX) - 1e-9) - 1)
+			per = YS == 1 ? "unit of value" : sprintf("%.0f units of value", YS)
+			if (u != "")
+				per = eng(YS * scale, u)
+			printf "set ylabel 'fraction of samples per %s'\n", per
+		}
 		# The density below the lowest row of labels.
 		if (view == "density" && LABELS != "")
-			printf "set yrange [0:%.10g]\n", DMAX / (LABELS - 0.04)
+			printf "set yrange [0:%.10g]\n", DMAX * YS / (LABELS - 0.04)
 		else
 			print "set yrange [0:*]"
 	}
 	if (TITLE != "")
 		print "set title " TITLE " noenhanced"
+	printf "YS = %.10g\n", YS
 	print PLOT
 }
 CURVES

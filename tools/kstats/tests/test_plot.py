@@ -420,6 +420,30 @@ def test_units_and_ticks(rng):
         check('kstats-plot -u ns %s of 3 us to 9 us: 3 or more value ticks, in us'
               % ' '.join(view), rc == 0 and len(ticks) >= 3 and None not in values and
               all(t.endswith(' us') for t, _ in ticks), (rc, err, ticks))
+    # The linear density, per 10^k units of value, k such that its top
+    # reads 0.1 to 1: ticks 0, 0.1, 0.2..., never 5e-05 beside 0.0001.
+    ln = write('lin', gen.render({0: lognormal(rng, 20000, 9, 1)}, 3))
+    _, c, _ = run([KSTATS, '--csv', ln])
+    rows = [r.split(',') for r in c.splitlines()[1:]]
+    n = sum(int(r[3]) for r in rows)
+    dmax = max(int(r[3]) / n / (int(r[2]) - int(r[1]) + 1) for r in rows)
+    for unit, per in (('ns', r'(\d+) (ns|us|ms|s)'), (None, r'(\d+) units of value')):
+        rc, err, s = svg_plot(['--linear'] + (['-u', unit] if unit else []) + [ln], 'lin')
+        label = [t for t in s.text_list() if t.startswith('fraction of samples per ')] \
+            if s.ok else []
+        m = label and re.fullmatch('fraction of samples per ' + per, label[0])
+        scale = m and int(m.group(1)) * (PREFIX[m.group(2)[:-1]] * 1e9 if unit else 1)
+        ticks = s.yticks() if s.ok else []
+        ym = axis_map(ticks, None, False)
+        top = ym and ym[0](min(y for _, y in s.curves['lin'][0]))
+        check('kstats-plot --linear%s: density per %s, its top %.3g (%.3g expected) in '
+              '0.1 to 1, y ticks as 0.1' % (' -u ' + unit if unit else '',
+                                            m and m.group(0)[24:], top or 0,
+                                            dmax * (scale or 0)),
+              rc == 0 and m and ym and 0.1 <= top < 1 and
+              abs(top - dmax * scale) <= 0.02 * top and
+              all(re.fullmatch(r'\d+(\.\d+)?', t) for t, _ in ticks),
+              (rc, err, label, ticks))
     # The heatmap: value ticks with the unit, colour ticks in one style.
     series = ''
     for i in range(4):
