@@ -41,6 +41,13 @@ if [ -n "$fprobe_h" ] && ! grep -q 'unsigned long ret_ip' "$fprobe_h"; then
 	step "this kernel's fprobe handlers take no return address: compat/fprobe-no-ret-ip.patch"
 	patch -s -p1 -d "$out" < "$TOP/compat/fprobe-no-ret-ip.patch"
 fi
+tp_h=$(ls "$kdir/include/linux/tracepoint-defs.h" \
+	"$kdir/source/include/linux/tracepoint-defs.h" \
+	${common:+"$common/include/linux/tracepoint-defs.h"} 2>/dev/null | head -n 1)
+if [ -n "$tp_h" ] && ! grep -q 'probestub' "$tp_h"; then
+	step "this kernel's tracepoints have no probe stub: compat/tracepoint-no-probestub.patch"
+	patch -s -p1 -d "$out" < "$TOP/compat/tracepoint-no-probestub.patch"
+fi
 # Groups (trace fprobe:GLOB as NAME) read ftrace's filter hash, whose
 # layout is in kernel/trace/trace.h, which headers do not ship: taken from
 # Debian's linux-source of the same upstream version, when installed.

@@ -108,10 +108,12 @@ struct kstats_trace_point {
 	bool tracepoint;
 	unsigned long addr;		/* the code probed; 0 for a tracepoint */
 	char mod[MODULE_NAME_LEN];	/* the module of @addr, or "" */
-	union {				/* the probe of an end of a pair */
-		struct kprobe kp;
-		struct tracepoint *tp;
-	};
+	/*
+	 * The probe of an end of a pair: a kprobe at the code, or for a
+	 * tracepoint @tp, at its probe stub (see kstats_trace_tp_start()).
+	 */
+	struct kprobe kp;
+	struct tracepoint *tp;
 };
 
 /*
@@ -517,21 +519,40 @@ static int kstats_trace_kp_end(struct kprobe *p, struct pt_regs *regs)
 NOKPROBE_SYMBOL(kstats_trace_kp_end);
 
 /*
- * Tracepoint probes are called with the tracepoint's arguments after @data;
- * these ignore them, which the C calling convention allows (and why
- * KSTATS_TRACE depends on !CFI_CLANG, which checks the prototype).
+ * A tracepoint end is the tracepoint's probe stub, __probestub_NAME(), an
+ * empty function of the tracepoint's own prototype, registered as a probe
+ * with the end's kstats_trace_point as its data, and a kprobe on that stub,
+ * as trace_fprobe.c attaches to tracepoints: the tracepoint calls a probe
+ * of its type (which kCFI checks), whatever its arguments. Every user of
+ * the stub goes through the one function, each with its own data, so a
+ * kprobe acts only on calls whose first argument is its point.
  */
-static void kstats_trace_tp_start(void *data)
+static bool kstats_trace_tp_ours(struct kstats_trace_point *p, struct pt_regs *regs)
 {
-	if (kstats_trace_wanted(data))
-		kstats_trace_open(data, kstats_trace_now());
+	return regs_get_kernel_argument(regs, 0) == (unsigned long)p;
 }
 
-static void kstats_trace_tp_end(void *data)
+static int kstats_trace_tp_start(struct kprobe *kp, struct pt_regs *regs)
 {
-	if (kstats_trace_wanted(data))
-		kstats_trace_close(data, kstats_trace_now());
+	struct kstats_trace *t = container_of(kp, struct kstats_trace, start.kp);
+
+	if (kstats_trace_tp_ours(&t->start, regs) && kstats_trace_wanted(t))
+		kstats_trace_open(t, kstats_trace_now());
+	return 0;
 }
+
+NOKPROBE_SYMBOL(kstats_trace_tp_start);
+
+static int kstats_trace_tp_end(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kstats_trace *t = container_of(kp, struct kstats_trace, end.kp);
+
+	if (kstats_trace_tp_ours(&t->end, regs) && kstats_trace_wanted(t))
+		kstats_trace_close(t, kstats_trace_now());
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kstats_trace_tp_end);
 
 /*
  * Why kprobes refused a place, for the message: -EINVAL is a place they
@@ -1304,11 +1325,18 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 					 t->name, p->sym);
 			return -ENOENT;
 		}
-		ret = tracepoint_probe_register(lookup.tp,
-						start ? (void *)kstats_trace_tp_start :
-							(void *)kstats_trace_tp_end,
-						t);
+		/* The kprobe first: the stub is not called with @p before. */
+		p->kp.addr = (kprobe_opcode_t *)lookup.tp->probestub;
+		p->kp.pre_handler = start ? kstats_trace_tp_start : kstats_trace_tp_end;
+		ret = register_kprobe(&p->kp);
 		if (ret) {
+			kstats_trace_err(p->sym, "%s: cannot put a kprobe on the probe stub of tracepoint %s: %d%s",
+					 t->name, p->sym, ret, kstats_trace_why(ret));
+			return ret;
+		}
+		ret = tracepoint_probe_register(lookup.tp, lookup.tp->probestub, p);
+		if (ret) {
+			unregister_kprobe(&p->kp);
 			kstats_trace_err(p->sym, "%s: cannot attach to tracepoint %s: %d",
 					 t->name, p->sym, ret);
 			return ret;
@@ -1330,16 +1358,15 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 	return 0;
 }
 
-static void kstats_trace_point_detach(struct kstats_trace *t,
-				      struct kstats_trace_point *p, bool start)
+/*
+ * Once unregister_kprobe() has returned, no handler of @p runs: a call of a
+ * tracepoint's stub still in flight with @p finds no kprobe there.
+ */
+static void kstats_trace_point_detach(struct kstats_trace_point *p)
 {
 	if (p->tracepoint)
-		tracepoint_probe_unregister(p->tp,
-					    start ? (void *)kstats_trace_tp_start :
-						    (void *)kstats_trace_tp_end,
-					    t);
-	else
-		unregister_kprobe(&p->kp);
+		tracepoint_probe_unregister(p->tp, p->tp->probestub, p);
+	unregister_kprobe(&p->kp);
 }
 
 /* trace NAME start POINT end POINT */
@@ -1352,7 +1379,7 @@ static int kstats_trace_pair_attach(struct kstats_trace *t)
 		return ret;
 	ret = kstats_trace_point_attach(t, &t->end, false);
 	if (ret) {
-		kstats_trace_point_detach(t, &t->start, true);
+		kstats_trace_point_detach(&t->start);
 		tracepoint_synchronize_unregister();
 	}
 	return ret;
@@ -1360,16 +1387,15 @@ static int kstats_trace_pair_attach(struct kstats_trace *t)
 
 static int kstats_trace_pair_detach(struct kstats_trace *t)
 {
-	kstats_trace_point_detach(t, &t->start, true);
-	kstats_trace_point_detach(t, &t->end, false);
+	kstats_trace_point_detach(&t->start);
+	kstats_trace_point_detach(&t->end);
 	tracepoint_synchronize_unregister();
 	return 0;
 }
 
 static unsigned long kstats_trace_pair_missed(struct kstats_trace *t)
 {
-	return (t->start.tracepoint ? 0 : t->start.kp.nmissed) +
-	       (t->end.tracepoint ? 0 : t->end.kp.nmissed);
+	return t->start.kp.nmissed + t->end.kp.nmissed;
 }
 
 static const struct kstats_trace_mode_ops kstats_trace_mode_ops[] = {
