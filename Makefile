@@ -5,7 +5,7 @@
 
 H := harness
 
-.PHONY: help demo check module dkms patches patches-build kunit kernel bench bench-kstats bench-trace bench-tool bench-peers torture kernel-debug vm-shell vm-run clean-cache
+.PHONY: help demo check module dkms patches patches-build kunit kernel bench bench-kstats bench-trace bench-tool bench-peers torture cfi kernel-debug vm-shell vm-run clean-cache
 
 help:
 	@echo "make demo                     build, boot the VM, show the sample's distribution"
@@ -22,7 +22,9 @@ help:
 	@echo "make bench-tool [LINES=N]     speed and memory of tools/kstats on N lines (1,000,000)"
 	@echo "make bench-peers              kstats against bpftrace, funclatency, perf ftrace latency"
 	@echo "                              and hist triggers, on Debian's 6.12 kernel in the VM"
-	@echo "make torture [SECONDS=60]     abuse kstats on a KASAN/lockdep/kmemleak kernel"
+	@echo "make torture [SECONDS=60]     abuse kstats on a KASAN/lockdep/kmemleak kernel,"
+	@echo "                              then make cfi"
+	@echo "make cfi                      the tests of kstats_trace on a clang kernel with kCFI"
 	@echo "make kernel-debug             build that debug kernel"
 	@echo "make vm-shell                 interactive shell in the VM"
 	@echo "make vm-run SCRIPT=path [VM_FILES=\"file ...\"]  run a script as root in the VM"
@@ -71,6 +73,10 @@ bench-peers:
 
 torture:
 	@$(H)/torture.sh $(SECONDS)
+	@$(H)/cfi.sh
+
+cfi:
+	@$(H)/cfi.sh
 
 vm-shell:
 	@$(H)/vm.sh shell

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# usage: harness/build-x86.sh [debug]
+# usage: harness/build-x86.sh [debug|cfi]
 #
 # Builds the test VM's x86_64 kernel and modules out of tree: tinyconfig
 # plus harness/x86_64.config, and with "debug" the debug kernel of
-# `make torture`, plus harness/x86_64-debug.config, in its own directory.
-# Skipped when nothing it depends on changed.
+# `make torture`, plus harness/x86_64-debug.config, or with "cfi" the
+# kernel of `make cfi`, built with clang, plus harness/x86_64-cfi.config,
+# each in its own directory. Skipped when nothing it depends on changed.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -13,13 +14,24 @@ set -eu
 set_paths
 frags=$HARNESS/x86_64.config
 name="x86_64 kernel"
+cc=$(cc_opts)
+llvm=()
 case ${1:-} in
 '') ;;
 debug)
 	BUILD_X86=$BUILD_X86-debug
 	frags="$frags $HARNESS/x86_64-debug.config"
 	name="x86_64 debug kernel" ;;
-*) die "usage: build-x86.sh [debug]" ;;
+cfi)
+	# Debian 12's clang 14 has no -fsanitize=kcfi: clang 16.
+	need_pkgs clang-16 lld-16 llvm-16
+	BUILD_X86=$BUILD_X86-cfi
+	frags="$frags $HARNESS/x86_64-cfi.config"
+	cc="CC=clang-16"
+	! command -v ccache >/dev/null || cc="CC=ccache clang-16"
+	llvm=(LLVM=-16)
+	name="x86_64 kCFI kernel (clang 16)" ;;
+*) die "usage: build-x86.sh [debug|cfi]" ;;
 esac
 if [ -e "$BUILD_X86/.kstats-built" ] &&
    cmp -s "$BUILD_X86/.kstats-built" "$WORK/tree.hash"; then
@@ -30,7 +42,7 @@ fi
 hash=$(cat "$WORK/tree.hash")
 rm -f "$BUILD_X86/.kstats-built"
 mkdir -p "$BUILD_X86"
-mk() { make -C "$SRC" O="$BUILD_X86" ARCH=x86_64 "$(cc_opts)" "$@"; }
+mk() { make -C "$SRC" O="$BUILD_X86" ARCH=x86_64 "$cc" "${llvm[@]}" "$@"; }
 
 step "configuring $name: tinyconfig + ${frags//$HARNESS\//harness/}"
 mk -s tinyconfig >/dev/null

@@ -10,7 +10,7 @@
 # (kstats_faults, its thread kstats_hung); until "kstats-selftest: faults
 # end". A report there that does not name it is a "test" report. KIND
 # names the detector: lockdep, KASAN, UBSAN, kmemleak, hung task, RCU
-# stall, hard lockup, WARNING, BUG, Oops, panic, INFO, lockdep off,
+# stall, hard lockup, CFI, WARNING, BUG, Oops, panic, INFO, lockdep off,
 # kmemleak off, Call Trace (a stack dump under no other header),
 # allocation failure, log incomplete, log unreadable.
 #
@@ -111,6 +111,9 @@ BEGIN { phase = "test"; last = -1000; expect = 0; stamped = 0 }
 }
 /Watchdog detected hard LOCKUP/ { report("hard lockup", line); next }
 /^kmemleak: .*[Dd]isabled/ { report("kmemleak off", line); next }
+# kCFI: an indirect call to a function of another type (a WARN instead
+# of the trap with CONFIG_CFI_PERMISSIVE).
+/^CFI failure at / { report("CFI", line); next }
 /^WARNING:/ { report("WARNING", line); next }
 /^(watchdog: )?BUG:|^kernel BUG at |^BUG [^ ]+ \(/ { report("BUG", line); next }
 /^Oops|^general protection fault|^[a-z][a-z ]*: [0-9a-f][0-9a-f][0-9a-f][0-9a-f] \[#[0-9]+\]/ {

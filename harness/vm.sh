@@ -12,7 +12,8 @@
 #
 # VM_KERNEL and VM_MODULES (a directory holding lib/modules/RELEASE) boot
 # another kernel, such as a distribution's, instead of the test kernel;
-# VM_FLAVOR=debug boots the debug kernel of `make torture`. VM_APPEND adds
+# VM_FLAVOR=debug boots the debug kernel of `make torture`, VM_FLAVOR=cfi
+# the kCFI kernel of `make cfi`. VM_APPEND adds
 # to the kernel command line; VM_MACHINE sets qemu's machine (below);
 # VM_QEMU adds qemu options (words), such as "-icount shift=0"; VM_MEM
 # sets the guest's memory in MiB (1024); VM_ACCEL sets qemu's accelerator
@@ -32,10 +33,11 @@ esac
 
 need_pkgs $VM_PKGS
 set_paths
-if [ -z "${VM_KERNEL:-}" ] && [ "${VM_FLAVOR:-}" = debug ]; then
-	"$HARNESS/build-x86.sh" debug
-	VM_KERNEL=$BUILD_X86-debug/arch/x86/boot/bzImage
-	VM_MODULES=$BUILD_X86-debug/modinst
+if [ -z "${VM_KERNEL:-}" ] && [ -n "${VM_FLAVOR:-}" ]; then
+	case $VM_FLAVOR in debug|cfi) ;; *) die "VM_FLAVOR: debug or cfi, not '$VM_FLAVOR'" ;; esac
+	"$HARNESS/build-x86.sh" "$VM_FLAVOR"
+	VM_KERNEL=$BUILD_X86-$VM_FLAVOR/arch/x86/boot/bzImage
+	VM_MODULES=$BUILD_X86-$VM_FLAVOR/modinst
 elif [ -z "${VM_KERNEL:-}" ]; then
 	"$HARNESS/build-x86.sh"
 	VM_KERNEL=$BUILD_X86/arch/x86/boot/bzImage

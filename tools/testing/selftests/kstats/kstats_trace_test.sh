@@ -21,7 +21,7 @@ N=1000
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q " $FUNC\$" /proc/kallsyms ||
 	{ ktap_skip_all "no $FUNC in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 33
+ktap_set_plan 34
 # Reports are checked from here on: the log is never cleared (the harness
 # reads all of it), and $$ tells this run's marks from another's.
 ks_mark "kstats_trace_test $$: begin"
@@ -178,6 +178,53 @@ check_tp_pair() {
 		[ "$n" -ge $((s2 - s1 - cpus)) ] && [ "$n" -le $((s3 - s0 + cpus)) ]
 }
 ktap_test_result "a tracepoint pair times softirqs" check_tp_pair
+
+# Two pairs on the same two tracepoints, for one process: from each
+# sys_enter to its sys_exit, and from each sys_exit to the next sys_enter.
+# Each end is the tracepoint's one probe stub with its own data, and the
+# kprobe of each end acts on its own calls only: were it to act on the
+# other's too, every end would come twice, a start overwritten or an end
+# with nothing open, a missed sample for each syscall. A tracepoint probe
+# event of the tracing subsystem on the same stub (t: in dynamic_events,
+# with no data), added and enabled meanwhile, changes nothing. Missed at
+# most one: the read that the process waits in when the traces are added
+# ends with no start. Its other syscalls (the shell's after that read, the
+# helper's start) are a few more samples.
+TRACEFS=
+for d in /sys/kernel/tracing "$DEBUGFS/tracing"; do
+	[ -w "$d/dynamic_events" ] && TRACEFS=$d && break
+done
+check_tp_shared() {
+	go=$TMPD/go ready=$TMPD/ready ev=""
+	rm -f "$go" "$ready"
+	mkfifo "$go" || return 1
+	sh -c ": > $ready; read x < $go; exec taskset 1 $HELPER getppid $N" > /dev/null &
+	p=$!
+	ks_wait_for 60 [ -e "$ready" ] || return 1
+	r1=$(ctl "trace tpin start tp:sys_enter end tp:sys_exit pid $p")
+	r2=$(ctl "trace tpout start tp:sys_exit end tp:sys_enter pid $p")
+	if [ -n "$TRACEFS" ] &&
+	   echo 't:kstats_test/tpsh sys_enter' >> "$TRACEFS/dynamic_events" 2>/dev/null; then
+		echo 1 > "$TRACEFS/events/kstats_test/tpsh/enable" && ev=enabled
+	fi
+	echo go > "$go"
+	wait $p
+	if [ -n "$ev" ]; then
+		echo 0 > "$TRACEFS/events/kstats_test/tpsh/enable"
+		echo '-:kstats_test/tpsh' >> "$TRACEFS/dynamic_events" || ev=stuck
+	fi
+	n1=$(field tpin samples) m1=$(field tpin missed)
+	n2=$(field tpout samples) m2=$(field tpout missed)
+	[ "$r1" = OK ] && [ "$(ctl "remove tpin")" = OK ] || r1="$r1, not removed"
+	[ "$r2" = OK ] && [ "$(ctl "remove tpout")" = OK ] || r2="$r2, not removed"
+	ktap_print_msg "$N getppid(): sys_enter to sys_exit $r1, $n1 samples, $m1 missed;" \
+		"sys_exit to sys_enter $r2, $n2 samples, $m2 missed; t: event ${ev:-none}"
+	[ "$r1" = OK ] && [ "$r2" = OK ] && [ "$ev" != stuck ] &&
+		[ "$n1" -ge $N ] && [ "$n1" -le $((N + 100)) ] && [ "$m1" -le 1 ] &&
+		[ "$n2" -ge $N ] && [ "$n2" -le $((N + 100)) ] && [ "$m2" -le 1 ]
+}
+ktap_test_result "two pairs on the same tracepoints: each its own calls, none missed" \
+	check_tp_shared
 
 # Bad commands: the errno of each, and nothing changed.
 check_bad() {

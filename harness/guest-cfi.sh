@@ -1,0 +1,22 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs in the VM of `make cfi` (harness/cfi.sh), on the test kernel built
+# with clang and kCFI (harness/x86_64-cfi.config): the KUnit suites, then
+# the selftests of kstats and of kstats_trace, whose tracepoint ends (the
+# pairs, tp:) would trap there if a tracepoint called a probe of another
+# type than its own.
+rc=0
+for suite in kstats kstats_trace; do
+	modprobe "${suite}_kunit" || rc=1
+	echo "KSTATS_KUNIT_BEGIN $suite"
+	cat "/sys/kernel/debug/kunit/$suite/results"
+	echo "KSTATS_KUNIT_END $suite"
+done
+rmmod kstats_trace_kunit kstats_kunit || rc=1
+for t in /root/kstats_test.sh /root/kstats_trace_test.sh; do
+	echo "# $(date +%T) $(basename "$t")"
+	echo "KSTATS_SELFTEST_BEGIN $(basename "$t")"
+	(cd /root && KSTATS_STRESS_ROUNDS=1 KSTATS_GROUP_ROUNDS=1 sh "$t") || rc=1
+	echo "KSTATS_SELFTEST_END $(basename "$t")"
+done
+exit $rc
