@@ -704,8 +704,11 @@ function markers(k,   np, q, i, j, r, cum, x, colour, ly) {
 				break
 		}
 		x = MEAN[k, i] > 0 || !logv ? MEAN[k, i] : lz
-		MARK = MARK sprintf("set arrow from %.10g, graph 0 to %.10g, graph 0.99 %s\n",
-				    x, x, "nohead dt 2 " colour)
+		# On the CDF, up to the curve's height there (the fraction
+		# q), clear of the key above.
+		MARK = MARK sprintf("set arrow from %.10g, graph 0 to %.10g, %s %s\n", x, x,
+				    view == "cdf" ? sprintf("first %.10g", q[j] / 100) : "graph 0.99",
+				    "nohead dt 2 " colour)
 		NL++
 		LX[NL] = x
 		LT[NL] = sprintf("p%g", q[j])
@@ -906,7 +909,10 @@ esac
 	if [ $logv = 0 ] && [ $view = density ] && [ -n "$pcts" ]; then
 		echo "set key outside top center horizontal"
 	else
-		echo "set key top left"
+		# Over the markers' lines, on white, where the density has no
+		# curve (they stay below the rows of the labels and the key).
+		[ $view = density ] && [ $logv = 1 ] && echo "set key top left opaque" ||
+			echo "set key top left"
 	fi
 	# The markers' labels on a white ground, over any other curve.
 	echo "set style textbox opaque noborder margins 1, 1"

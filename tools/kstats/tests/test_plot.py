@@ -133,8 +133,19 @@ class Svg:
                         self.texts.append(text)
         self.border = None
         self.dashed = []
+        self.dashed_ys = []
         segments = []
-        for p in doc.getElementsByTagName('path'):
+        # The white boxes (an opaque key), and whether each is drawn after
+        # (over) every dashed line: in document order.
+        self.white = []
+        for p in doc.getElementsByTagName('*'):
+            if p.tagName == 'polygon' and p.getAttribute('fill').replace(' ', '') == 'white':
+                pts = [tuple(map(float, xy)) for xy in
+                       re.findall(r'([-\d.]+),([-\d.]+)', p.getAttribute('points'))]
+                xs, ys = [x for x, _ in pts], [y for _, y in pts]
+                self.white.append(((min(xs), min(ys), max(xs), max(ys)), len(self.dashed)))
+            if p.tagName != 'path':
+                continue
             d = p.getAttribute('d')
             segments += [tuple(map(float, sub)) for sub in
                          re.findall(r'M\s*([-\d.]+),([-\d.]+)\s*L\s*([-\d.]+),([-\d.]+)', d)]
@@ -147,12 +158,14 @@ class Svg:
                     x0, y0, x1, y1 = map(float, sub)
                     if abs(x0 - x1) < 0.01 and abs(y0 - y1) > 10:
                         self.dashed.append((x0, re.sub(r'\s', '', p.getAttribute('stroke'))))
+                        self.dashed_ys.append((min(y0, y1), max(y0, y1)))
         # The major ticks of the y axis: 9 pixels long, from the left
         # border (a minor one is 4.5). A label's y is its baseline.
         self.ymajor = [y0 for x0, y0, x1, y1 in segments if self.border and
                        abs(x0 - self.border[0]) < 0.01 and y0 == y1 and x1 - x0 > 6]
         self.curves = {}
         self.keys = {}
+        groups = {}
         for g in doc.getElementsByTagName('g'):
             if not g.getAttribute('id').startswith('gnuplot_plot_'):
                 continue
@@ -165,9 +178,19 @@ class Svg:
                 for sub in re.split(r'M', p.getAttribute('d'))[1:]:
                     subs.append([tuple(map(float, xy))
                                  for xy in re.findall(r'([-\d.]+),([-\d.]+)', sub)])
-            # The first is the key's sample of the line.
-            self.curves[title] = ([pt for s in subs[1:] for pt in s], colour)
-            self.keys[title] = subs[0] if subs else []
+            groups.setdefault(title, []).append((subs, colour))
+        for title, gs in groups.items():
+            if len(gs) == 2:
+                # An opaque key is drawn after the curves, over them: the
+                # curve's group, then one with the key's sample line.
+                (subs, colour), (key, _) = gs
+                self.curves[title] = ([pt for s in subs for pt in s], colour)
+                self.keys[title] = key[0] if key else []
+            else:
+                # The first is the key's sample of the line.
+                subs, colour = gs[-1]
+                self.curves[title] = ([pt for s in subs[1:] for pt in s], colour)
+                self.keys[title] = subs[0] if subs else []
 
     def text_list(self):
         return [t[0] for t in self.texts]
@@ -569,6 +592,25 @@ def test_markers(rng):
         check('kstats-plot %s A B: the markers\' labels clear of the curves'
               % ' '.join(view), rc == 0 and len(labels) == 4 and curves and not clash,
               (rc, err, clash[:3]))
+    # The CDF's markers rise to the curve's height at their percentile
+    # (q), not through the key above; the density's key is drawn on
+    # white over the markers' lines (its curves stay below the key).
+    rc, err, s = svg_plot(['--cdf', '-p', '50,90', a], 'cdfmarks')
+    ym = axis_map(s.yticks(), None, False) if s.ok else None
+    tops = sorted(round(ym[0](top), 3) for top, _ in s.dashed_ys) if ym else []
+    check('kstats-plot --cdf -p 50,90: the markers rise to 0.5 and 0.9, the curve there',
+          rc == 0 and len(tops) == 2 and abs(tops[0] - 0.5) < 0.01 and
+          abs(tops[1] - 0.9) < 0.01, (rc, err, tops))
+    for view, opaque in (([], True), (['--cdf'], False), (['--linear', '-p', ''], False)):
+        rc, err, s = svg_plot(view + [a, b], 'opaque')
+        samples = [pt for k in s.keys.values() for pt in k] if s.ok else []
+        over = [box for box, after in s.white if after == len(s.dashed) and samples and
+                all(box[0] <= x <= box[2] and box[1] <= y <= box[3] for x, y in samples)] \
+            if s.ok else []
+        said = "on white, over the markers' lines" if opaque else \
+            'not opaque (no curve hidden under it)'
+        check('kstats-plot %s A B: the key %s' % (' '.join(view), said),
+              rc == 0 and s.ok and samples and bool(over) == opaque, (rc, err, s.ok and s.white))
     # The labels clear of the key: its entries' texts (right-aligned, a
     # character at most 8 pixels wide, 12 high) and sample lines.
     for view in ([], ['--cdf'], ['--linear'], ['--linear', '--cdf']):
