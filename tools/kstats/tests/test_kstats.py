@@ -1143,7 +1143,12 @@ def svg_text(path):
     for g in doc.getElementsByTagName('g'):
         if g.getAttribute('id').startswith('gnuplot_plot_'):
             t = g.getElementsByTagName('title')
-            titles.append(t[0].firstChild.data if t and t[0].firstChild else '')
+            # An opaque key is drawn again after the curves: a second
+            # group of the same plot (its id).
+            if g.getAttribute('id') not in [i for i, _ in titles]:
+                titles.append((g.getAttribute('id'),
+                               t[0].firstChild.data if t and t[0].firstChild else ''))
+    titles = [t for _, t in titles]
     def data(node):
         return ''.join(c.data if c.nodeType == c.TEXT_NODE else data(c) for c in node.childNodes)
     return titles, [data(t) for t in doc.getElementsByTagName('text')]
