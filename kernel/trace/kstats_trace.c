@@ -110,7 +110,7 @@ struct kstats_trace_point {
 	char mod[MODULE_NAME_LEN];	/* the module of @addr, or "" */
 	/*
 	 * The probe of an end of a pair: a kprobe at the code, or for a
-	 * tracepoint @tp, at its probe stub (see kstats_trace_tp_start()).
+	 * tracepoint @tp, at its probe stub (see kstats_trace_tp_ours()).
 	 */
 	struct kprobe kp;
 	struct tracepoint *tp;
@@ -524,10 +524,12 @@ NOKPROBE_SYMBOL(kstats_trace_kp_end);
  * with the end's kstats_trace_point as its data, and a kprobe on that stub,
  * as trace_fprobe.c attaches to tracepoints: the tracepoint calls a probe
  * of its type (which kCFI checks), whatever its arguments. Every user of
- * the stub goes through the one function, each with its own data, so a
- * kprobe acts only on calls whose first argument is its point.
+ * the stub goes through the one function (each end of kstats with its own
+ * data, a tracepoint probe event with none), so a kprobe acts only on calls
+ * whose first argument is its point.
  */
-static bool kstats_trace_tp_ours(struct kstats_trace_point *p, struct pt_regs *regs)
+static __always_inline bool kstats_trace_tp_ours(const struct kstats_trace_point *p,
+						 struct pt_regs *regs)
 {
 	return regs_get_kernel_argument(regs, 0) == (unsigned long)p;
 }
@@ -1358,15 +1360,11 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 	return 0;
 }
 
-/*
- * Once unregister_kprobe() has returned, no handler of @p runs: a call of a
- * tracepoint's stub still in flight with @p finds no kprobe there.
- */
-static void kstats_trace_point_detach(struct kstats_trace_point *p)
+/* The tracepoint of @p, if it is one, calls the stub with @p no more. */
+static void kstats_trace_tp_detach(struct kstats_trace_point *p)
 {
 	if (p->tracepoint)
 		tracepoint_probe_unregister(p->tp, p->tp->probestub, p);
-	unregister_kprobe(&p->kp);
 }
 
 /* trace NAME start POINT end POINT */
@@ -1379,16 +1377,25 @@ static int kstats_trace_pair_attach(struct kstats_trace *t)
 		return ret;
 	ret = kstats_trace_point_attach(t, &t->end, false);
 	if (ret) {
-		kstats_trace_point_detach(&t->start);
+		kstats_trace_tp_detach(&t->start);
+		unregister_kprobe(&t->start.kp);
 		tracepoint_synchronize_unregister();
 	}
 	return ret;
 }
 
+/*
+ * Once unregister_kprobes() has returned (one grace period for both), no
+ * handler of the trace runs: a call of a tracepoint's stub still in flight
+ * with an end finds no kprobe there.
+ */
 static int kstats_trace_pair_detach(struct kstats_trace *t)
 {
-	kstats_trace_point_detach(&t->start);
-	kstats_trace_point_detach(&t->end);
+	struct kprobe *kps[] = { &t->start.kp, &t->end.kp };
+
+	kstats_trace_tp_detach(&t->start);
+	kstats_trace_tp_detach(&t->end);
+	unregister_kprobes(kps, ARRAY_SIZE(kps));
 	tracepoint_synchronize_unregister();
 	return 0;
 }
@@ -1942,7 +1949,7 @@ static int kstats_trace_may_add(const struct kstats_trace_cmd *cmd)
 	/*
 	 * As kprobe and fprobe events: a policy that denies kprobes (an LSM
 	 * allowing debugfs writes but not LOCKDOWN_KPROBES) is kept, for
-	 * tracepoints too, which would read the kernel's timing as well.
+	 * every form: a tracepoint end is a kprobe too, on its probe stub.
 	 */
 	ret = kstats_trace_locked_down();
 	if (ret) {

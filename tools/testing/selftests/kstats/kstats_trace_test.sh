@@ -186,42 +186,48 @@ ktap_test_result "a tracepoint pair times softirqs" check_tp_pair
 # other's too, every end would come twice, a start overwritten or an end
 # with nothing open, a missed sample for each syscall. A tracepoint probe
 # event of the tracing subsystem on the same stub (t: in dynamic_events,
-# with no data), added and enabled meanwhile, changes nothing. Missed at
-# most one: the read that the process waits in when the traces are added
-# ends with no start. Its other syscalls (the shell's after that read, the
-# helper's start) are a few more samples.
+# with no data; where the kernel has fprobe), added for the first N calls
+# and removed before the next N, changes nothing. The process stays on
+# CPU 0 (an end on another CPU than its start would be missed). Missed:
+# at most the one wait on the FIFO that the process is in when the traces
+# are added, which ends with no start. Its other syscalls (the shell's,
+# the helper's start) are a few more samples.
 TRACEFS=
 for d in /sys/kernel/tracing "$DEBUGFS/tracing"; do
 	[ -w "$d/dynamic_events" ] && TRACEFS=$d && break
 done
 check_tp_shared() {
-	go=$TMPD/go ready=$TMPD/ready ev=""
-	rm -f "$go" "$ready"
+	go=$TMPD/go ready=$TMPD/ready half=$TMPD/half ev=none
+	rm -f "$go" "$ready" "$half"
 	mkfifo "$go" || return 1
-	sh -c ": > $ready; read x < $go; exec taskset 1 $HELPER getppid $N" > /dev/null &
+	taskset 1 sh -c ": > $ready; read x < $go; $HELPER getppid $N; : > $half;
+		read x < $go; exec $HELPER getppid $N" > /dev/null &
 	p=$!
 	ks_wait_for 60 [ -e "$ready" ] || return 1
 	r1=$(ctl "trace tpin start tp:sys_enter end tp:sys_exit pid $p")
 	r2=$(ctl "trace tpout start tp:sys_exit end tp:sys_enter pid $p")
-	if [ -n "$TRACEFS" ] &&
-	   echo 't:kstats_test/tpsh sys_enter' >> "$TRACEFS/dynamic_events" 2>/dev/null; then
-		echo 1 > "$TRACEFS/events/kstats_test/tpsh/enable" && ev=enabled
+	if [ -n "$FPROBE" ] && [ -n "$TRACEFS" ]; then
+		ev=failed
+		echo 't:kstats_test/tpsh sys_enter' >> "$TRACEFS/dynamic_events" &&
+			echo 1 > "$TRACEFS/events/kstats_test/tpsh/enable" && ev=added
+	fi
+	echo go > "$go"
+	ks_wait_for 120 [ -e "$half" ] || ev="$ev, no half way"
+	if [ "$ev" = added ]; then
+		echo 0 > "$TRACEFS/events/kstats_test/tpsh/enable" &&
+			echo '-:kstats_test/tpsh' >> "$TRACEFS/dynamic_events" && ev="added, removed"
 	fi
 	echo go > "$go"
 	wait $p
-	if [ -n "$ev" ]; then
-		echo 0 > "$TRACEFS/events/kstats_test/tpsh/enable"
-		echo '-:kstats_test/tpsh' >> "$TRACEFS/dynamic_events" || ev=stuck
-	fi
 	n1=$(field tpin samples) m1=$(field tpin missed)
 	n2=$(field tpout samples) m2=$(field tpout missed)
 	[ "$r1" = OK ] && [ "$(ctl "remove tpin")" = OK ] || r1="$r1, not removed"
 	[ "$r2" = OK ] && [ "$(ctl "remove tpout")" = OK ] || r2="$r2, not removed"
-	ktap_print_msg "$N getppid(): sys_enter to sys_exit $r1, $n1 samples, $m1 missed;" \
-		"sys_exit to sys_enter $r2, $n2 samples, $m2 missed; t: event ${ev:-none}"
-	[ "$r1" = OK ] && [ "$r2" = OK ] && [ "$ev" != stuck ] &&
-		[ "$n1" -ge $N ] && [ "$n1" -le $((N + 100)) ] && [ "$m1" -le 1 ] &&
-		[ "$n2" -ge $N ] && [ "$n2" -le $((N + 100)) ] && [ "$m2" -le 1 ]
+	ktap_print_msg "2 x $N getppid(): sys_enter to sys_exit $r1, $n1 samples, $m1 missed;" \
+		"sys_exit to sys_enter $r2, $n2 samples, $m2 missed; t: event $ev"
+	[ "$r1" = OK ] && [ "$r2" = OK ] && { [ "$ev" = none ] || [ "$ev" = "added, removed" ]; } &&
+		[ "$n1" -ge $((2 * N)) ] && [ "$n1" -le $((2 * N + 100)) ] && [ "$m1" -le 1 ] &&
+		[ "$n2" -ge $((2 * N)) ] && [ "$n2" -le $((2 * N + 100)) ] && [ "$m2" -le 1 ]
 }
 ktap_test_result "two pairs on the same tracepoints: each its own calls, none missed" \
 	check_tp_shared
