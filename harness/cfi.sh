@@ -26,11 +26,15 @@ VM_FLAVOR=cfi VM_CONSOLE=$out/console.log VM_TIMEOUT=${VM_TIMEOUT:-2400} \
 	"$HARNESS/vm.sh" run "$HARNESS/guest-cfi.sh" "$sel"/*.sh \
 	"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$out/kstats_helper" \
 	> "$out/vm.log" 2>&1 || vrc=$?
-# The kernel checked its indirect calls: x86 says which scheme at boot.
-if grep -qE 'Using (kCFI|FineIBT CFI)$' "$out/console.log"; then
-	pass "kCFI enforced: $(grep -oE 'Using (kCFI|FineIBT CFI)$' "$out/console.log")"
+# The kernel checks its indirect calls and traps on a mismatch: built
+# so, and the booted kernel has kCFI's preambles.
+cfg=$BUILD_X86-cfi/.config
+pre=$(sed -n 's/^KSTATS_CFI_PREAMBLES //p' "$out/vm.log")
+if grep -qx 'CONFIG_CFI_CLANG=y' "$cfg" && grep -qx '# CONFIG_CFI_PERMISSIVE is not set' "$cfg" &&
+   [ "${pre:-0}" -gt 1000 ]; then
+	pass "kCFI enforced: CONFIG_CFI_CLANG=y, not permissive, $pre __cfi_ preambles in the booted kernel"
 else
-	fail "kCFI enforced: the boot log says neither 'Using kCFI' nor 'Using FineIBT CFI'"
+	fail "kCFI enforced: $(grep -E '^(# )?CONFIG_CFI_(CLANG|PERMISSIVE)' "$cfg" | tr '\n' ' ')${pre:-no} __cfi_ preambles"
 fi
 for suite in kstats kstats_trace; do
 	totals=$(sed -n "/^KSTATS_KUNIT_BEGIN $suite\$/,/^KSTATS_KUNIT_END/p" "$out/vm.log" |

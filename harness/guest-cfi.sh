@@ -6,6 +6,8 @@
 # pairs, tp:) would trap there if a tracepoint called a probe of another
 # type than its own.
 rc=0
+# kCFI's preambles, one before each function whose address is taken.
+echo "KSTATS_CFI_PREAMBLES $(grep -c ' __cfi_' /proc/kallsyms)"
 for suite in kstats kstats_trace; do
 	modprobe "${suite}_kunit" || rc=1
 	echo "KSTATS_KUNIT_BEGIN $suite"

@@ -73,7 +73,7 @@ static int show_help(void)
 {
 	fprintf(stderr, "usage: kstats_helper getppid N | pair N | ids N M | spin S | sleep MS\n");
 	fprintf(stderr, "       kstats_helper write FILE STR | writes FILE | read FILE\n");
-	fprintf(stderr, "       kstats_helper listen N S\n");
+	fprintf(stderr, "       kstats_helper listen N S | halves N FILE FIFO\n");
 	return 2;
 }
 
@@ -227,6 +227,29 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			syscall(SYS_getppid);
 		printf("calls %ld ns_per_call %.1f\n", n, (now_ns() - t0) / (n ? n : 1));
+	} else if (!strcmp(argv[1], "halves") && argc == 5) {
+		/*
+		 * N getppid() calls, then FILE made, a line read from FIFO and
+		 * N more: in one process, with a pause that the caller ends.
+		 */
+		char line[16];
+		int fd;
+
+		for (i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		fd = open(argv[3], O_WRONLY | O_CREAT, 0644);
+		if (fd < 0 || close(fd)) {
+			perror(argv[3]);
+			return 1;
+		}
+		fd = open(argv[4], O_RDONLY);
+		if (fd < 0 || read(fd, line, sizeof(line)) < 0) {
+			perror(argv[4]);
+			return 1;
+		}
+		close(fd);
+		for (i = 0; i < n; i++)
+			syscall(SYS_getppid);
 	} else if (!strcmp(argv[1], "pair")) {
 		for (i = 0; i < n; i++) {
 			syscall(SYS_getpid);

@@ -200,8 +200,7 @@ check_tp_shared() {
 	go=$TMPD/go ready=$TMPD/ready half=$TMPD/half ev=none
 	rm -f "$go" "$ready" "$half"
 	mkfifo "$go" || return 1
-	taskset 1 sh -c ": > $ready; read x < $go; $HELPER getppid $N; : > $half;
-		read x < $go; exec $HELPER getppid $N" > /dev/null &
+	taskset 1 sh -c ": > $ready; read x < $go; exec $HELPER halves $N $half $go" &
 	p=$!
 	ks_wait_for 60 [ -e "$ready" ] || return 1
 	r1=$(ctl "trace tpin start tp:sys_enter end tp:sys_exit pid $p")
