@@ -34,7 +34,8 @@ if grep -qx 'CONFIG_CFI_CLANG=y' "$cfg" && grep -qx '# CONFIG_CFI_PERMISSIVE is 
    [ "${pre:-0}" -gt 1000 ]; then
 	pass "kCFI enforced: CONFIG_CFI_CLANG=y, not permissive, $pre __cfi_ preambles in the booted kernel"
 else
-	fail "kCFI enforced: $(grep -E '^(# )?CONFIG_CFI_(CLANG|PERMISSIVE)' "$cfg" | tr '\n' ' ')${pre:-no} __cfi_ preambles"
+	said=$(grep -E '^(# )?CONFIG_CFI_(CLANG|PERMISSIVE)' "$cfg" | tr '\n' ' ')
+	fail "kCFI enforced: $said${pre:-no} __cfi_ preambles"
 fi
 for suite in kstats kstats_trace; do
 	totals=$(sed -n "/^KSTATS_KUNIT_BEGIN $suite\$/,/^KSTATS_KUNIT_END/p" "$out/vm.log" |

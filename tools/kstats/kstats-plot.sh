@@ -626,8 +626,8 @@ function curve(k,   i, T, c, lo, hi, x0, x1, y, last, cum, first, xa, xb) {
 }
 function plot(k, cpu, style, title) {
 	PLOT = PLOT (PLOT == "" ? "plot " : ", \\\n\t") \
-		sprintf("KP_DIR.'/data' index %d using 1:($2 * YS) with lines %s title %s noenhanced",
-			NCURVES - 1, style, title)
+		sprintf("KP_DIR.'/data' index %d using 1:($2 * YS) with lines %s title %s %s",
+			NCURVES - 1, style, title, "noenhanced")
 }
 # Each CPU of input k, at most top of them, those with the most samples.
 function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t) {
@@ -690,7 +690,7 @@ function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t) {
 }
 # The percentile markers of input k (all its CPUs): a vertical line at
 # the mean of the slot of each percentile's rank (nearest rank, as kstats).
-function markers(k,   np, q, i, j, r, cum, x, colour, ly) {
+function markers(k,   np, q, i, j, r, cum, x, colour, ly, ytop) {
 	np = split(pcts, q, ",")
 	colour = percpu ? "lc rgb '#505050'" : sprintf("lc %d", k)
 	for (j = 1; j <= np; j++) {
@@ -706,9 +706,9 @@ function markers(k,   np, q, i, j, r, cum, x, colour, ly) {
 		x = MEAN[k, i] > 0 || !logv ? MEAN[k, i] : lz
 		# On the CDF, up to the curve's height there (the fraction
 		# q), clear of the key above.
+		ytop = view == "cdf" ? sprintf("first %.10g", q[j] / 100) : "graph 0.99"
 		MARK = MARK sprintf("set arrow from %.10g, graph 0 to %.10g, %s %s\n", x, x,
-				    view == "cdf" ? sprintf("first %.10g", q[j] / 100) : "graph 0.99",
-				    "nohead dt 2 " colour)
+				    ytop, "nohead dt 2 " colour)
 		NL++
 		LX[NL] = x
 		LT[NL] = sprintf("p%g", q[j])

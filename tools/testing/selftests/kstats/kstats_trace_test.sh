@@ -214,7 +214,8 @@ check_tp_shared() {
 	ks_wait_for 120 [ -e "$half" ] || ev="$ev, no half way"
 	if [ "$ev" = added ]; then
 		echo 0 > "$TRACEFS/events/kstats_test/tpsh/enable" &&
-			echo '-:kstats_test/tpsh' >> "$TRACEFS/dynamic_events" && ev="added, removed"
+			echo '-:kstats_test/tpsh' >> "$TRACEFS/dynamic_events" &&
+			ev="added, removed"
 	fi
 	echo go > "$go"
 	wait $p
