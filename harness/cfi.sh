@@ -23,7 +23,7 @@ fail() { echo "FAIL: $1"; failed=$((failed + 1)); }
 
 vrc=0
 VM_FLAVOR=cfi VM_CONSOLE=$out/console.log VM_TIMEOUT=${VM_TIMEOUT:-2400} \
-	"$HARNESS/vm.sh" run "$HARNESS/guest-cfi.sh" "$sel"/*.sh \
+	"$HARNESS/vm.sh" run "$HARNESS/guest-cfi.sh" "$HARNESS/guest-kunit.sh" "$sel"/*.sh \
 	"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$out/kstats_helper" \
 	> "$out/vm.log" 2>&1 || vrc=$?
 # The kernel checks its indirect calls and traps on a mismatch: built

@@ -405,7 +405,8 @@ else
 fi
 VM_CPUS=8 VM_APPEND="maxcpus=4 panic_on_warn=1" VM_FLAVOR=debug VM_TIMEOUT=3600 \
 	VM_CONSOLE=$LOGS/console-debug.log \
-	fgwait "$HARNESS/vm.sh" run "$HARNESS/guest-check.sh" "$sel"/kstats/*.sh \
+	fgwait "$HARNESS/vm.sh" run "$HARNESS/guest-check.sh" "$HARNESS/guest-kunit.sh" \
+	"$sel"/kstats/*.sh \
 	"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$LOGS/guest-torture.sh" \
 	"$LOGS/kstats_helper" "$LOGS/kstats_fuzz" "$LOGS/kstats" "${faults[@]}" \
 	> "$LOGS/vm.log" 2>&1

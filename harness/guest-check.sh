@@ -26,14 +26,7 @@ cpus_online() {
 possible=$(($(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1))
 cpus_online "$possible"
 echo "# $(date +%T) KUnit"
-for suite in kstats kstats_trace; do
-	modprobe "${suite}_kunit" || rc=1
-	echo "KSTATS_KUNIT_BEGIN $suite"
-	cat "/sys/kernel/debug/kunit/$suite/results"
-	echo "KSTATS_KUNIT_END $suite"
-done
-echo "KSTATS_KUNIT_CPUS $(nproc)"
-rmmod kstats_trace_kunit kstats_kunit || rc=1
+sh /root/guest-kunit.sh || rc=1
 
 cpus_online 4
 for t in /root/kstats_*test.sh; do
