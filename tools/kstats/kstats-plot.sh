@@ -269,7 +269,8 @@ READ
 
 # The ticks of an axis, gnuplot's "set Xtics (...)" with a label for each
 # major tick: engineering notation, with the unit's prefix (1 us, 10 us,
-# 1 ms; without a unit 500, 1k, 10k, 1M), one style for the whole axis.
+# 1 ms, 10000 s, 1e5 s; without a unit 500, 1k, 10k, 1M), one style for
+# the whole axis.
 # gnuplot reads a label as the format of its position: a % is %%.
 cat > "$tmp/ticks.awk" <<'TICKS'
 function floor(x) { return x == int(x) ? x : x < 0 ? int(x) - 1 : int(x) }
@@ -290,6 +291,12 @@ function eng(v, u,   e, s, top) {
 	}
 	if (s ~ /e/)
 		s = sprintf("%.0f", v / 10 ^ (3 * e))
+	# 1e5 s, not 100000 s: the labels of a wide axis stay apart.
+	if (u != "" && v >= 1e5 * (1 - 1e-9)) {
+		e = floor(log10(v) + 1e-9)
+		s = sprintf("%.3g", v / 10 ^ e)
+		return s "e" e " " u
+	}
 	return u != "" ? s " " PFX[e] u : s PFX[e]
 }
 function tick(pos, label, minor) {

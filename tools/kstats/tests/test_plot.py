@@ -84,7 +84,7 @@ def json_of(path, *args):
 # 1k, 2.5M without.
 PREFIX = {'p': 1e-12, 'n': 1e-9, 'u': 1e-6, 'm': 1e-3, '': 1, 'k': 1e3, 'M': 1e6,
           'G': 1e9, 'T': 1e12, 'P': 1e15, 'E': 1e18}
-WITH_UNIT = re.compile(r'^(0|(\d+(\.\d+)?) ([pnum]?)s)$')
+WITH_UNIT = re.compile(r'^(0|(\d+(\.\d+)?)(e(\d+))? ([pnum]?)s)$')
 NO_UNIT = re.compile(r'^(\d+(\.\d+)?)([pnumkMGTPE]?)$')
 SCALE = {'ns': 1e-9, 'us': 1e-6, 'ms': 1e-3, 's': 1}
 
@@ -96,7 +96,10 @@ def label_value(label, unit):
         m = WITH_UNIT.match(label)
         if not m:
             return None
-        return 0.0 if m.group(1) == '0' else float(m.group(2)) * PREFIX[m.group(4)] / SCALE[unit]
+        if m.group(1) == '0':
+            return 0.0
+        return (float(m.group(2)) * 10 ** int(m.group(5) or 0) * PREFIX[m.group(6)] /
+                SCALE[unit])
     m = NO_UNIT.match(label)
     return float(m.group(1)) * PREFIX[m.group(3)] if m else None
 
@@ -424,6 +427,16 @@ def test_units_and_ticks(rng):
                   rc == 0 and len(ticks) >= 3 and len(styled) == len(ticks) and
                   'latency' in s.text_list() and want in [t for t, _ in ticks],
                   (rc, err, ticks))
+    # 1000 s to 1e9 s: the seconds' digits would grow to "1000000000 s"
+    # and the labels run into each other: 1e5 s and above.
+    huge = write('huge', gen.render({0: [int(1e12 * 1e6 ** (i / 2000)) for i in range(2001)]}, 3))
+    for view in ([], ['--cdf']):
+        rc, err, s = svg_plot(view + ['-u', 'ns', huge], 'huge')
+        ticks = [t for t, _ in s.xticks()] if s.ok else []
+        check('kstats-plot %s of 1000 s to 1e9 s: ticks 1000 s, 10000 s, 1e5 s ... 1e9 s, '
+              'none over 7 characters' % ' '.join(['-u', 'ns'] + view),
+              rc == 0 and ticks == ['1000 s', '10000 s'] + ['1e%d s' % k for k in range(5, 10)]
+              and axis_map(s.xticks(), 'ns', True) is not None, (rc, err, ticks))
     # Without a unit: engineering notation throughout, 100 to 1M (gnuplot
     # alone writes 1000 beside 1x10^6).
     wide = write('wide', gen.render({0: [int(100 * 50000 ** (i / 3000)) for i in range(3001)]}, 3))
