@@ -10,6 +10,8 @@
 # one whose handlers read the clock at entry and return, as any timer
 # must: the floor of a timer on an fprobe, with kstats_trace's clock
 # (fprobe_clock, ktime_get_mono_fast_ns) or local_clock (fprobe_local).
+# fprobe_gap is the fprobe: form with its GAP metric too, as every trace
+# had it before the gap became an option: what that option costs.
 # Groups (trace fprobe:GLOB as NAME) with getppid() among 1 function
 # (fprobe_glob_1), about a hundred (fprobe_glob_100: __*sys_[a-g]*) and
 # every syscall (fprobe_glob_all: __*sys_*): the cost per call must not
@@ -27,7 +29,7 @@ CALLS=${CALLS:-100000}
 ROUNDS=${ROUNDS:-5}
 # ns, or insn when qemu counts instructions as nanoseconds (-icount).
 UNIT=${UNIT:-ns}
-CASES=${CASES:-"untraced kretprobe pcpu fprobe fprobe_empty fprobe_clock fprobe_local kprobe_hist kretprobe_hist fprobe_hist fprobe_glob_1 fprobe_glob_100 fprobe_glob_all"}
+CASES=${CASES:-"untraced kretprobe pcpu fprobe fprobe_gap fprobe_empty fprobe_clock fprobe_local kprobe_hist kretprobe_hist fprobe_hist fprobe_glob_1 fprobe_glob_100 fprobe_glob_all"}
 
 modprobe kstats_trace
 modprobe kstats_bench
@@ -49,6 +51,7 @@ setup() {
 	kretprobe) ctl "trace $F" ;;
 	pcpu) ctl "trace pcpu:$F" ;;
 	fprobe) ctl "trace fprobe:$F" ;;
+	fprobe_gap) ctl "trace fprobe:$F gap" ;;
 	fprobe_empty) echo "$F" > /sys/kernel/kstats_bench/fprobe_floor ;;
 	fprobe_clock) echo "$F clock" > /sys/kernel/kstats_bench/fprobe_floor ;;
 	fprobe_local) echo "$F local" > /sys/kernel/kstats_bench/fprobe_floor ;;
@@ -85,7 +88,7 @@ setup() {
 teardown() {
 	case $1 in
 	untraced) ;;
-	kretprobe|pcpu|fprobe) ctl "remove $F" ;;
+	kretprobe|pcpu|fprobe|fprobe_gap) ctl "remove $F" ;;
 	fprobe_glob_*) ctl "remove g" ;;
 	fprobe_empty|fprobe_clock|fprobe_local) echo > /sys/kernel/kstats_bench/fprobe_floor ;;
 	kprobe_hist)
@@ -131,4 +134,21 @@ done | awk -v unit="$UNIT" '{ c[NR] = $1; v[NR] = $2 }
 			printf "case %-14s %s %8.1f ratio %5.2f cost %7.1f%s\n",
 				c[i], unit, v[i], v[i] / base, v[i] - base,
 				(floor > base ? sprintf(" floor %5.2f", (v[i] - base) / (floor - base)) : "")
+		# The goals, per call: the fprobe: form within 1.1 times the
+		# timer floor, the cost of a group the same whatever its size.
+		goal("fprobe", "fprobe_clock")
+		goal("fprobe_gap", "fprobe")
+		goal("fprobe_glob_1", "fprobe")
+		goal("fprobe_glob_100", "fprobe_glob_1")
+		goal("fprobe_glob_all", "fprobe_glob_1")
+	    }
+	    function goal(a, b,   i, va, vb) {
+		for (i = 1; i <= NR; i++) {
+			if (c[i] == a)
+				va = v[i]
+			if (c[i] == b)
+				vb = v[i]
+		}
+		if (va && vb)
+			printf "per call %s / %s: %.2f\n", a, b, va / vb
 	    }'
