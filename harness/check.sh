@@ -247,6 +247,16 @@ done)
 [ -z "$missing" ] || echo "no kstats maintainer for: $missing"
 result $([ -z "$missing" ]; echo $?) "MAINTAINERS covers every kstats file"
 
+# kstats_record() in NMI: its kernel-doc and kstats.rst say where this_cpu
+# operations on u64 are NMI safe (x86-64, arm64) and where they are not
+# (32-bit x86, the generic ones under local_irq_save()).
+nmi=0
+for f in include/linux/kstats.h Documentation/dev-tools/kstats.rst; do
+	tr '\n' ' ' < "$f" | tr -s ' *' ' ' | grep -q 'NMI.\{0,200\}x86-64.\{0,200\}32-bit x86' ||
+		{ echo "$f: does not say where kstats_record() is NMI safe"; nmi=1; }
+done
+result $nmi "kstats.h and kstats.rst say where kstats_record() is NMI safe (x86-64) and not (32-bit x86)"
+
 # The core's API as its review wants it: every export has a user outside
 # lib/kstats.c, and one constructor; CONFIG_KSTATS is a bool, so that no
 # built-in caller is left with stubs of a module.
@@ -268,7 +278,8 @@ verdicts < "$LOGS/patches.log"
 # As many checkpatch verdicts as patches: patches.sh says how many.
 npatches=$(sed -n 's/^series: \([0-9]*\) patches$/\1/p' "$LOGS/patches.log")
 [ -n "$npatches" ] || fail "patches --check: no 'series: N patches' line"
-want=("patches: the series applies with git am" "patches: the series gives this repository's files")
+want=("patches: the series applies with git am" "patches: the series gives this repository's files"
+	"patches: the cover letter answers each reviewer of 2020" "patches: MAINTAINERS names the submitter")
 for i in $(seq "${npatches:-0}"); do
 	want+=("$(printf 'patches: checkpatch --strict %04d-' "$i")")
 done

@@ -163,10 +163,22 @@ for s in "${steps[@]}"; do
 done
 git -C "$repo" format-patch -q --cover-letter -o "$out" HEAD~${#steps[@]}
 cover=$(ls "$out"/0000-*.patch)
-python3 - "$cover" <<'PY'
+python3 - "$cover" "$TOP/Documentation/dev-tools/kstats.rst" <<'PY'
+import re
 import sys
 p = sys.argv[1]
 s = open(p).read()
+# The figures of the peers' table of kstats.rst (make bench-peers): the
+# instructions each case adds to a traced getppid() call.
+doc = open(sys.argv[2]).read()
+table = doc[doc.index('Against bpftrace, funclatency, perf and hist triggers'):]
+fig = {}
+for case, row in (('fprobe', r'``fprobe:``'), ('funclatency', 'funclatency'),
+                  ('kfunc', 'bpftrace kfunc'), ('kprobe_hist', 'kprobe events'),
+                  ('fprobe_hist', 'fprobe events')):
+    fig[case] = int(re.search(r'^' + row + r' +(\d+) ', table, re.M).group(1))
+for case in ('funclatency', 'kfunc'):
+    fig[case + '_x'] = '%.1f' % (fig[case] / fig['fprobe'])
 s = s.replace('*** SUBJECT HERE ***', 'kstats: per-CPU latency distributions in debugfs')
 s = s.replace('*** BLURB HERE ***', '''kstats measures how long kernel code takes and keeps the whole latency
 distribution, not an average: per-CPU log-linear histograms with a chosen
@@ -188,7 +200,7 @@ Documentation/dev-tools/kstats.rst):
   them keeps a distribution whose percentiles come with bounds: bpftrace
   and funclatency print power-of-two histograms, hist triggers log2
   buckets, perf ftrace latency a log2 histogram. kstats keeps 2^N slots
-  per power of two (N chosen per metric, 0 to 8: slots at most 0.4%
+  per power of two (N chosen per metric, 0 to 8: slots at most 0.4%%
   wide), per CPU, and its tool prints each percentile with the bounds of
   its slot, which the tests check against the true percentile of known
   samples.
@@ -196,16 +208,17 @@ Documentation/dev-tools/kstats.rst):
 - Improve hist triggers, or write a user tool (Masami Hiramatsu)? A
   latency histogram built from hist triggers needs two probe events, a
   synthetic event and three triggers, and builds a trace event for each;
-  on Debian's 6.12 it adds 5080 instructions to a traced getppid() call
-  (kprobe events) and 5292 (fprobe events), against 645 for kstats'
-  fprobe: form. The user tool is in the series (tools/kstats): kstats
+  on Debian's 6.12 it adds %(kprobe_hist)d instructions to a traced getppid()
+  call (kprobe events) and %(fprobe_hist)d (fprobe events), against %(fprobe)d for
+  kstats' fprobe: form. The user tool is in the series (tools/kstats): kstats
   keeps the counting in the kernel, where it is cheapest, and everything
   else in user space.
 
 - Use BPF, and show numbers (Alexei Starovoitov, Toke Hoiland-Jorgensen).
   In the same run, on the same kernel: funclatency (libbpf-tools, kprobe
-  and kretprobe) adds 1705 instructions per call, 2.6 times kstats'
-  fprobe:, and bpftrace on fentry/fexit 1958, 3.0 times. The BPF tools
+  and kretprobe) adds %(funclatency)d instructions per call, %(funclatency_x)s times
+  kstats' fprobe:, and bpftrace on fentry/fexit %(kfunc)d, %(kfunc_x)s times. Every
+  form of kstats costs less than every peer measured. The BPF tools
   keep the entry time in a hash map keyed by thread, whose updates and
   deletes take a bucket lock, and enter each program through BPF's
   guards; fprobe: keeps it in the fprobe's per-call entry data and
@@ -220,7 +233,7 @@ the traps of microbenchmarks.
 
 Tested on x86_64 (qemu, the test kernel with KASAN, lockdep and kmemleak,
 and Debian's own 6.12 and 6.1 kernels, out of tree) and UML with the
-KUnit suites and the kselftests of the series.''')
+KUnit suites and the kselftests of the series.''' % fig)
 open(p, 'w').write(s)
 PY
 step "series in ${out#"$TOP"/}: $(ls "$out" | wc -l) files"
@@ -326,6 +339,34 @@ sys.exit(s != open(sys.argv[2]).read())' "$am/$f" "$SRC/$f" ||
 	cmp -s "$SRC/$f" "$am/$f" || { echo "differs: $f"; bad=1; }
 done
 check $bad "patches: the series gives this repository's files"
+
+# The cover letter answers the 2020 review, each reviewer by name, with
+# the figures of kstats.rst's table of the peers (make bench-peers), and
+# leaves no placeholder of git format-patch.
+bad=0
+for who in Zijlstra Hiramatsu Starovoitov Hoiland-Jorgensen; do
+	grep -qw -- "$who" "$cover" || { echo "cover letter: no answer to $who"; bad=1; }
+done
+for row in '``fprobe:``' funclatency 'bpftrace kfunc' 'kprobe events' 'fprobe events'; do
+	n=$(sed -n '/^Against bpftrace, funclatency/,$p' "$TOP/Documentation/dev-tools/kstats.rst" |
+		awk -v r="$row" 'index($0, r " ") == 1 { print $(split(r, w, " ") + 1); exit }')
+	grep -qw -- "${n:-none}" "$cover" ||
+		{ echo "cover letter: not kstats.rst's figure for $row (${n:-none})"; bad=1; }
+done
+! grep -n '\*\*\*' "$cover" || bad=1
+check $bad "patches: the cover letter answers each reviewer of 2020 with kstats.rst's figures"
+
+# The MAINTAINERS entry names the submitter (M:) and the list (L:), no
+# unset address; a test-only header stays beside its tests, not in
+# include/.
+bad=0
+cat "$out"/0*-*.patch > "$WORK/series.all"
+grep -qxF "+M:	$ident" "$WORK/series.all" || { echo "MAINTAINERS: no M: line of the submitter"; bad=1; }
+grep -qx '+L:	[a-z-]*@vger\.kernel\.org' "$WORK/series.all" ||
+	{ echo "MAINTAINERS: no L: list"; bad=1; }
+! grep -n '^+[ML]:.*@localhost' "$WORK/series.all" || bad=1
+! git -C "$TOP" ls-files 'include/*' | grep -i 'kunit\|test' || bad=1
+check $bad "patches: MAINTAINERS names the submitter and the list, no test header in include/"
 
 # As a maintainer runs it: inside the kernel tree, which has the series
 # applied, so that checkpatch also checks the headers and files it names.
