@@ -4,10 +4,10 @@
 # kstats_trace groups: trace fprobe:GLOB as NAME times every function that
 # GLOB matches, each into kstats/NAME/FUNCTION, with one fprobe. Counts
 # each function's calls exactly, checks the summary against the metrics,
-# refuses what it must with its errno and a message and creates nothing,
-# survives removal under load, modules going and functions that never
-# return. KTAP output; exits 4 (skip) without root, debugfs, the module or
-# the helper.
+# applies pid and cgroup filters, refuses what it must with its errno and a
+# message and creates nothing, survives removal under load, modules going,
+# functions that never return and the unloading of kstats_trace. KTAP
+# output; exits 4 (skip) without root, debugfs, the module or the helper.
 
 DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/kstats_lib.sh"
@@ -26,10 +26,15 @@ N=500
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q ' __x64_sys_getppid$' /proc/kallsyms ||
 	{ ktap_skip_all "no __x64_sys_getppid in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 6
+ktap_set_plan 8
 ks_mark "kstats_group_test $$: begin"
 TMPD=$(mktemp -d)
-trap 'rm -rf "$TMPD"' EXIT
+CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -z "$CGROOT" ] && grep -qw cgroup2 /proc/filesystems; then
+	CGROOT=$TMPD/cgroup2
+	mkdir -p "$CGROOT" && mount -t cgroup2 none "$CGROOT" || CGROOT=""
+fi
+trap '[ "$CGROOT" != "$TMPD/cgroup2" ] || umount "$CGROOT"; rm -rf "$TMPD"' EXIT
 
 ctl() { "$HELPER" write "$CTL" "$1"; }
 # field NAME KEY: a field of NAME's line in _control.
@@ -74,7 +79,7 @@ if ! grep -q ' register_fprobe$' /proc/kallsyms; then
 	}
 	ktap_test_result "a group is refused with EOPNOTSUPP: the kernel has no fprobe" \
 		check_no_fprobe
-	for t in "counts" "summary" "load" "modules" "exit"; do
+	for t in "counts" "summary" "cgroup" "load" "modules" "exit" "rmmod"; do
 		ktap_test_skip "groups: $t (no CONFIG_FPROBE)"
 	done
 	ktap_finished
@@ -272,6 +277,44 @@ else
 	ktap_test_skip "a group over two modules (no kstats_bench or kstats_sample)"
 fi
 
+# cgroup PATH on a group: each function counts exactly the calls of the
+# tasks of that cgroup, while another process outside it makes the same
+# calls.
+check_cgroup() {
+	go=$TMPD/go ready=$TMPD/ready cg=$CGROOT/kstats_group_test
+	rm -f "$go" "$ready"
+	mkfifo "$go" && mkdir -p "$cg" || return 1
+	sh -c "echo \$\$ > $cg/cgroup.procs; : > $ready; read x < $go;
+		exec $HELPER ids $N $((3 * N))" > /dev/null &
+	p=$!
+	r="not ready"
+	ks_wait_for 60 [ -e "$ready" ] &&
+		r=$(ctl "trace fprobe:$GLOB as cg cgroup /kstats_group_test")
+	"$HELPER" ids $((2 * N)) $((2 * N)) > /dev/null &
+	o=$!
+	echo go > "$go"
+	wait $p
+	wait $o
+	fpid=$(file_of cg __x64_sys_getpid)
+	fppid=$(file_of cg __x64_sys_getppid)
+	getpid=$([ -n "$fpid" ] && total "$KS/cg/$fpid")
+	getppid=$([ -n "$fppid" ] && total "$KS/cg/$fppid")
+	listed=$(field cg cgroup)
+	[ "$r" = OK ] && [ "$(ctl "remove cg")" = OK ] || r=failed
+	rmdir "$cg"
+	ktap_print_msg "cgroup /kstats_group_test: $r; getpid ${getpid:-none}," \
+		"getppid ${getppid:-none} (of $N and $((3 * N)); $((2 * N)) each outside it);" \
+		"listed as cgroup $listed"
+	[ "$r" = OK ] && [ "${getpid:-0}" -eq $N ] && [ "${getppid:-0}" -eq $((3 * N)) ] &&
+		[ "$listed" = /kstats_group_test ]
+}
+if [ -n "$CGROOT" ]; then
+	ktap_test_result "trace fprobe:GLOB as NAME cgroup PATH: exactly the calls of its tasks" \
+		check_cgroup
+else
+	ktap_test_skip "a group with a cgroup filter (no cgroup2)"
+fi
+
 # do_exit() never returns: a group with it times its siblings, and goes.
 check_exit() {
 	ks_mark "kstats_group_test $$: exit"
@@ -284,5 +327,25 @@ check_exit() {
 	[ "$n" -ge 2 ] && [ "$exits" -eq 0 ] && ks_no_reports_since "kstats_group_test $$: exit"
 }
 ktap_test_result "a group with do_exit, which never returns, times the rest and goes" check_exit
+
+# Unloading kstats_trace with a group under load removes the group, its
+# directory and its files, and reports nothing.
+check_rmmod() {
+	ks_mark "kstats_group_test $$: rmmod"
+	[ "$(ctl "trace fprobe:__x64_sys_* as all")" = OK ] || return 1
+	n=$(field all functions)
+	"$HELPER" spin 3600 > /dev/null &
+	l=$!
+	ks_wait_for 60 [ "$(field all samples)" -gt 0 ]
+	rmmod kstats_trace
+	r=$?
+	kill -TERM $l
+	wait $l 2> /dev/null
+	ktap_print_msg "rmmod kstats_trace with a group of $n functions under load: status $r"
+	[ $r -eq 0 ] && [ ! -e "$KS/all" ] && [ ! -e "$CTL" ] &&
+		ks_no_reports_since "kstats_group_test $$: rmmod" &&
+		modprobe kstats_trace && [ -e "$CTL" ] && ! grep -qv '^#' "$CTL"
+}
+ktap_test_result "unloading kstats_trace with a group under load removes it" check_rmmod
 
 ktap_finished

@@ -4,10 +4,10 @@
 # kstats trace, the one-shot command of tools/kstats: it adds the trace,
 # runs the command (or waits for a duration, or for a signal), prints the
 # summary and removes the trace on every way out; it never removes a trace
-# it did not add, and says why when it cannot work. KTAP output; exits 4
-# (skip) without root, debugfs, the module, the helper or the tool. The
-# tool is $KSTATS, or kstats next to this script, in tools/kstats or in
-# PATH.
+# it did not add, and says why when it cannot work; with a glob, the same
+# for a group. KTAP output; exits 4 (skip) without root, debugfs, the
+# module, the helper or the tool. The tool is $KSTATS, or kstats next to
+# this script, in tools/kstats or in PATH.
 
 DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/kstats_lib.sh"
@@ -29,7 +29,7 @@ done
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q " $FUNC\$" /proc/kallsyms ||
 	{ ktap_skip_all "no $FUNC in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 13
+ktap_set_plan 15
 
 # Nothing of NAME is left: no trace listed, no metric.
 gone() { ! grep -q "^name $1 " "$CTL" && [ ! -e "$KS/$1" ]; }
@@ -186,6 +186,55 @@ check_duration() {
 		{ echo "# ran $ms ms"; show; return 1; }
 }
 ktap_test_result "-d SECS: says so, the summary after SECS at least, no trace" check_duration
+
+# kstats trace 'GLOB': a group, one table row per function (function,
+# count, ...), removed at the end. count_of FUNC: the count of FUNC's row
+# (under any of ftrace's names: __x64_sys_getpid or __do_sys_getpid).
+count_of() {
+	awk -v f="$1" 'NR > 2 && $1 ~ ("^__[a-z0-9]*_sys_" f "$") { print $2 }' "$T/out"
+}
+GLOB='__*sys_getp*id'
+FPROBE=$(grep -q ' register_fprobe$' /proc/kallsyms && echo yes)
+# -c with a glob: the command makes 200 getpid() and 200 getppid() calls
+# in the tool's cgroup, then 100 and 300 in a cgroup below the one traced.
+check_group_cgroup() {
+	mkdir -p "$CGROOT/kstats_tool/child" || return 1
+	run trace "$GLOB" --name ktg -c /kstats_tool -- sh -c "$HELPER ids 200 200 > /dev/null &&
+		echo \$\$ > $CGROOT/kstats_tool/child/cgroup.procs &&
+		exec $HELPER ids 100 300 > /dev/null"
+	rmdir "$CGROOT/kstats_tool/child" "$CGROOT/kstats_tool"
+	echo "# getpid $(count_of getpid), getppid $(count_of getppid)"
+	[ $rc -eq 0 ] && head -n 1 "$T/out" | grep -q '^group ktg functions [1-9]' &&
+		[ "$(count_of getpid)" = 100 ] && [ "$(count_of getppid)" = 300 ] && gone ktg ||
+		{ show; return 1; }
+}
+# -d and -n with a glob: a spinning process calls getppid() all along; the
+# table has one row, the function with the most time: getppid().
+check_group_duration() {
+	"$HELPER" spin 600 > "$T/spin" &
+	s=$!
+	ks_wait_for 60 spinning $s ||
+		{ echo "# the spinning helper did not start"; kill $s; wait $s; return 1; }
+	run trace "$GLOB" --name ktd -d 0.5 -n 1
+	kill -TERM $s
+	wait $s
+	[ $rc -eq 0 ] && grep -q "^Tracing ktd for 0.5 s, " "$T/err" &&
+		[ "$(awk 'NR > 2' "$T/out" | wc -l)" -eq 1 ] &&
+		[ "$(count_of getppid)" -gt 0 ] && gone ktd || { show; return 1; }
+}
+if [ -z "$FPROBE" ]; then
+	ktap_test_skip "trace GLOB -c PATH (no CONFIG_FPROBE)"
+	ktap_test_skip "trace GLOB -d SECS -n 1 (no CONFIG_FPROBE)"
+else
+	if [ -n "$CGROOT" ]; then
+		ktap_test_result "trace GLOB -c PATH: each function's calls below PATH, no group" \
+			check_group_cgroup
+	else
+		ktap_test_skip "trace GLOB -c PATH (no cgroup2)"
+	fi
+	ktap_test_result "trace GLOB -d SECS -n 1: one row, getppid's, after SECS, no group" \
+		check_group_duration
+fi
 
 # A trace it did not add stays, whatever happens.
 check_not_ours() {
