@@ -50,7 +50,7 @@ const char *fmt_fixed(char *buf, size_t n, uint64_t v, int frac)
 /*
  * -@m * 10^@e if @neg, else @m * 10^@e, in unit @u (of unit_names), in
  * the largest unit up to s where it is 1000 or more: each digit of @m
- * printed, no other.
+ * printed, no other; from 100000 s on with an exponent.
  */
 static const char *fmt_digits(char *buf, size_t n, int neg, uint64_t m, int e, int u)
 {
@@ -61,9 +61,15 @@ static const char *fmt_digits(char *buf, size_t n, int neg, uint64_t m, int e, i
 		e -= 3;
 		u++;
 	}
-	if (e > 20) {
-		/* Past 10^23 s (a total of many huge samples): in exponent form. */
-		snprintf(buf, n, "%s%.*e %s", sign, ndigits(m) - 1, m * pow(10, e), unit_names[u]);
+	if (u == 3 && ndigits(m) + e > 5) {
+		/*
+		 * From 100000 s on, as a power of ten (1.85e10 s), each digit
+		 * of @m still printed: a column of such values stays narrow.
+		 */
+		char d[24];
+		int k = snprintf(d, sizeof(d), "%llu", (unsigned long long)m);
+
+		snprintf(buf, n, "%s%c%s%se%d s", sign, d[0], k > 1 ? "." : "", d + 1, k - 1 + e);
 	} else if (e >= 0) {
 		snprintf(buf, n, "%s%llu%.*s %s", sign, (unsigned long long)m, e,
 			 "00000000000000000000", unit_names[u]);

@@ -1326,6 +1326,19 @@ def test_sig_digits(rng):
               if re.match(r'(mean|p[\d.]+) ', l)]
     check('-u ns: the mean and percentiles of 2400 ns print as 2.40 us',
           rc == 0 and len(values) == 6 and set(values) == {'2.40 us'}, out + err)
+    # From 100000 s on, a power of ten: 1.85e9 s, not 1850000000 s (the
+    # column would widen with every digit of the seconds).
+    huge = write('sig-huge', gen.render({0: [1850 * 10 ** 15] * 10 + [2 * 10 ** 14] * 10}, 3))
+    rc, out, err = run(['-u', 'ns', huge])
+    vals = [v for l in out.splitlines() if re.match(r'(mean|min|max|p[\d.]+|mad) ', l)
+            for v in re.findall(r'([\d.]+(?:e\d+)?) s\b', l)]
+    p50 = [l.split()[1] for l in out.splitlines() if l.startswith('p50 ')]
+    check('-u ns of 2e5 s and 1.85e9 s: values from 1e5 s on as 1.85e9 s, each of 3 '
+          'significant digits and at most 7 characters',
+          rc == 0 and p50 == ['2.00e5'] and len(vals) >= 12 and
+          all(len(v) <= 7 and float(v) > 0 for v in vals) and
+          all(re.fullmatch(r'\d\.\d\de\d+', v) for v in vals if float(v) >= 1e5),
+          (vals, out, err))
 
 
 def test_min_max(rng):
