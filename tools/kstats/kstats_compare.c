@@ -88,6 +88,26 @@ static const char *head(char *buf, size_t n, const char *name, int w)
 }
 
 /*
+ * @x rounded outwards (up if @up) to 0.1, or to as many more decimals
+ * (*@dec, at most 6) as keep it off 0 when it is not 0: what is printed
+ * holds, and holds 0 only where @x does (-0.04, not -0.0). No -0.0.
+ */
+static double outwards(double x, bool up, int *dec)
+{
+	double p = 1, v = 0;
+
+	for (*dec = 1; *dec <= 6; (*dec)++) {
+		p *= 10;
+		v = (up ? ceil(x * p) : floor(x * p)) / p;
+		if (v != 0 || x == 0)
+			break;
+	}
+	if (*dec > 6)
+		*dec = 6;
+	return v + 0.0;
+}
+
+/*
  * One line of the comparison: the two values, the change of B from A and
  * the 95% interval of that change, in % of A (absolute when A is 0), and
  * "~" when the interval holds 0: within the resolution and the noise.
@@ -104,16 +124,20 @@ static void compare_line(const char *what, int w, double va, double vb,
 		printf(" %+9.2f%%", (vb - va) / va * 100);
 	else
 		printf(" %10s", "(A is 0)");
-	if (few)
+	if (few) {
 		printf("  too few samples for an interval\n");
-	else if (va > 0)
-		/* Rounded outwards to 0.1%: what is printed holds. */
-		printf("  [%+.1f%%, %+.1f%%]%s\n", floor(dlo / va * 1000) / 10,
-		       ceil(dhi / va * 1000) / 10, dlo <= 0 && dhi >= 0 ? "  ~" : "");
-	else
+	} else if (va > 0) {
+		int dl, dh;
+		double plo = outwards(dlo / va * 100, false, &dl);
+		double phi = outwards(dhi / va * 100, true, &dh);
+
+		printf("  [%+.*f%%, %+.*f%%]%s\n", dl, plo, dh, phi,
+		       plo <= 0 && phi >= 0 ? "  ~" : "");
+	} else {
 		printf("  [%s, %s]%s\n", fmt_num(l, sizeof(l), dlo, RND_DOWN, 0),
 		       fmt_num(h, sizeof(h), dhi, RND_UP, 0),
 		       dlo <= 0 && dhi >= 0 ? "  ~" : "");
+	}
 }
 
 /* The comparison of @ha and @hb, named @na and @nb, both of frac_bits @bits. */
@@ -171,7 +195,19 @@ static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int b
 		snprintf(col, sizeof(col), "p%s", pct_name(q, sizeof(q), opt.pct[i]));
 		ok = pct_interval(ha, bits, sa.n, opt.pct[i], &alo, &ahi) &&
 		     pct_interval(hb, bits, sb.n, opt.pct[i], &blo, &bhi);
-		compare_line(col, w, sa.pct[i].value, sb.pct[i].value, blo - ahi, bhi - alo, !ok);
+		va = sa.pct[i].value;
+		/*
+		 * B's percentile is in [blo, bhi], A's in [alo, ahi]: their
+		 * ratio in [blo / ahi, bhi / alo], never below -100%, in
+		 * units of A's value (the difference where A's can be 0).
+		 */
+		dlo = blo - ahi;
+		dhi = bhi - alo;
+		if (va > 0 && alo > 0) {
+			dlo = va * (blo / ahi - 1);
+			dhi = va * (bhi / alo - 1);
+		}
+		compare_line(col, w, va, sb.pct[i].value, dlo, dhi, !ok);
 	}
 	printf("~: the interval holds 0, the change is within the resolution (slot bounds)\n"
 	       "   and the sampling noise (sample counts); intervals of at least 95%%,\n"

@@ -560,6 +560,22 @@ def test_compare(rng):
           '(not below -100%, not above B\'s largest slot less A\'s least)',
           rc == 0 and m is not None and float(m.group(1)) >= -100 and
           float(m.group(2)) * 333333407 / 100 <= 111 - 96 + 1, out)
+    # Percentiles: the change is B's over A's, each within its interval,
+    # so never below -100%; a bound that rounds to 0 gets more decimals
+    # (-0.04%, not -0.0%), and "~" is there if and only if the printed
+    # interval holds 0. A at bits 1 (wide slots) against B at bits 3.
+    r = random.Random(7)
+    wa = write('wide-a', gen.render({0: [int(r.lognormvariate(8, 1)) for _ in range(5000)]}, 1))
+    nb = write('narrow-b', gen.render({0: [int(r.lognormvariate(7.6, 1))
+                                           for _ in range(80000)]}, 3))
+    rc, out, _ = run(['--compare', '-u', 'ns', wa, nb])
+    rows = re.findall(r'^(p[\d.]+) .*\[([-+][0-9.]+)%, ([-+][0-9.]+)%\]( +~)?$', out, re.M)
+    check('compare: percentile intervals above -100%, no bound printed as -0.0%, "~" '
+          'exactly where the printed interval holds 0 (A at bits 1, B at bits 3)',
+          rc == 0 and len(rows) >= 4 and
+          all(float(lo) > -100 and float(hi) <= 0 for _, lo, hi, _ in rows) and
+          not re.search(r'[-+]0\.0%', out) and
+          all(bool(t) == (float(lo) <= 0 <= float(hi)) for _, lo, hi, t in rows), out)
 
 
 def follow_reads(args, snapshots):
