@@ -247,6 +247,8 @@ for input in "$@"; do
 			sed "s/'/'\\\\''/g; 1s/^/'/; \$s/\\.\$/'/" > "$tmp/rname$k"
 	elif [ "$input" = - ]; then
 		cat > "$tmp/in$k"
+	elif [ -d "$input" ]; then
+		input_error "$input" "a directory (a group?): plot one of its functions' files"
 	elif [ -e "$input" ]; then
 		case $input in
 		/*) ln -s -- "$input" "$tmp/in$k" ;;
@@ -256,6 +258,8 @@ for input in "$@"; do
 		d=$(debugfs)
 		[ -n "$d" ] && [ -e "$d/kstats/$input" ] ||
 			input_error "$input" "no such file or metric"
+		[ ! -d "$d/kstats/$input" ] ||
+			input_error "$input" "a group: plot one of its functions ($input/FUNCTION)"
 		ln -s -- "$d/kstats/$input" "$tmp/in$k"
 	fi
 done

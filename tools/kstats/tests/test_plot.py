@@ -299,6 +299,15 @@ def test_errors(rng):
                   rc == 1 and err == 'kstats-plot: %s: no samples\n' % path and
                   runs_logged('gnuplot.log') == before and not os.path.exists(img),
                   (rc, out[-300:], err))
+    # A group's directory: which file to plot, in one line.
+    grp = os.path.join(TMP, 'grp-dir')
+    os.makedirs(grp, exist_ok=True)
+    for args in ([grp], ['-t', 'png', '-o', img, grp], [good, grp]):
+        rc, _, err = plot(args, env=env)
+        check('kstats-plot %s -> exit 1, "a directory (a group?)" in one line, nothing of '
+              'cat or of a temporary file' % ' '.join(a.replace(TMP, 'TMP') for a in args),
+              rc == 1 and one_line(err) and 'a directory (a group?)' in err and
+              'cat:' not in err and 'kstats-plot.' not in err.split(':', 1)[1], (rc, err))
     rc, _, err = plot(['-'], stdin='', env=env)
     check('kstats-plot - of nothing -> exit 1, "kstats-plot: standard input: no samples"',
           rc == 1 and err == 'kstats-plot: standard input: no samples\n', (rc, err))
