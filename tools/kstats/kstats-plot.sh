@@ -532,7 +532,7 @@ HEAT
 		echo "set xrange [0:*]"
 		echo "set autoscale xfixmax"
 		echo "load ARG2.'/frame.gp'"
-		echo "set palette defined (0 '#fff5eb', 1 '#fd8d3c', 2 '#d94801', 3 '#7f2704')"
+		echo "set palette defined (0 '#fdd0a2', 1 '#fd8d3c', 2 '#d94801', 3 '#7f2704')"
 		echo "plot ARG2.'/heat' using 1:2:3:4:5:6:7" \
 			"with boxxyerror fs solid 1.0 noborder lc palette notitle"
 	} > "$tmp/plot.gp"

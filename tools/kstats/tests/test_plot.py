@@ -508,6 +508,16 @@ def test_units_and_ticks(rng):
           all(label_value(t, 'ns') is not None for t in yt) and
           len(cb) >= 2 and all(label_value(t, None) is not None for t in cb),
           (rc, err, s.ok and (yt, cb)))
+    # The palette's lightest colour, that of the sparsest boxes, stands out
+    # from the white of "no samples" (it was #fff5eb, near white).
+    fills = [tuple(map(int, c)) for c in
+             re.findall(r'rgb\((\d+),\s*(\d+),\s*(\d+)\)', open(img).read())] \
+        if s.ok else []
+    boxes = [c for c in fills if c != (255, 255, 255) and max(c) - min(c) > 40]
+    check('kstats-plot --heatmap: every box drawn in a colour that stands out from white '
+          '(its darkest channel below 0xd0)',
+          rc == 0 and len(boxes) >= 20 and all(min(c) < 0xd0 for c in boxes),
+          sorted(set(boxes), key=min)[-3:])
 
 
 def test_range(rng):
