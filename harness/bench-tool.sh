@@ -4,7 +4,8 @@
 #
 # How fast tools/kstats summarizes a large metric (default 1,000,000 lines:
 # 500 slots of frac_bits 4 on 1999 CPUs), and how much memory it uses: the time of the
-# best of 3 runs and the peak RSS.
+# best of 3 runs and the peak RSS; then what a refresh of kstats top costs
+# on a group of 1000 functions on 64 CPUs (tools/kstats/tests/bench_top.py).
 set -eu
 . "$(dirname "$0")/lib.sh"
 lines=${1:-1000000}
@@ -51,3 +52,8 @@ for i in 1 2 3; do
 	if [ -z "$best" ] || [ "$(echo "$secs < $best" | bc)" = 1 ]; then best=$secs; rss=$kb; fi
 done
 echo "bench-tool: $(wc -l < "$out/big") lines summarized in ${best} s (best of 3), peak RSS ${rss} KiB"
+# kstats top's cost per refresh of a group of 1000 functions on 64 CPUs,
+# from its _summary and from each function's file (tools/kstats/tests/
+# bench_top.py).
+step "kstats top: a refresh of a group of 1000 functions on 64 CPUs"
+/usr/bin/python3 "$TOP/tools/kstats/tests/bench_top.py" "$TOP/tools/kstats/kstats"
