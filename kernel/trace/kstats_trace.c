@@ -441,6 +441,32 @@ static void kstats_trace_fp_exit(struct fprobe *fp, unsigned long ip,
 
 NOKPROBE_SYMBOL(kstats_trace_fp_exit);
 
+/*
+ * The handlers of an fprobe: trace with no filter and no gap, the common
+ * case, chosen at attach: no more than a timer on an fprobe must do (the
+ * entry time into the call's entry data, and at the return the time since,
+ * recorded), not a test of options that cannot change while attached.
+ */
+static int kstats_trace_fp_entry_plain(struct fprobe *fp, unsigned long ip,
+				       unsigned long ret_ip, struct pt_regs *regs,
+				       void *data)
+{
+	*(u64 *)data = kstats_trace_now();
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kstats_trace_fp_entry_plain);
+
+static void kstats_trace_fp_exit_plain(struct fprobe *fp, unsigned long ip,
+				       unsigned long ret_ip, struct pt_regs *regs,
+				       void *data)
+{
+	kstats_trace_record(container_of(fp, struct kstats_trace, fp),
+			    *(u64 *)data, kstats_trace_now());
+}
+
+NOKPROBE_SYMBOL(kstats_trace_fp_exit_plain);
+
 #if KSTATS_TRACE_GROUPS
 /*
  * The function of a group called at @ip, in constant time: @ip's slot
@@ -663,8 +689,14 @@ static int kstats_trace_fp_attach(struct kstats_trace *t)
 	ret = kstats_trace_addr(t, &t->start);
 	if (ret)
 		return ret;
-	t->fp.entry_handler = kstats_trace_fp_entry;
-	t->fp.exit_handler = kstats_trace_fp_exit;
+	/* Filters and the gap are set before attach, and never change. */
+	if (t->pid || t->cgrp || t->gap) {
+		t->fp.entry_handler = kstats_trace_fp_entry;
+		t->fp.exit_handler = kstats_trace_fp_exit;
+	} else {
+		t->fp.entry_handler = kstats_trace_fp_entry_plain;
+		t->fp.exit_handler = kstats_trace_fp_exit_plain;
+	}
 	t->fp.entry_data_size = sizeof(u64);
 	ret = register_fprobe_ips(&t->fp, &t->start.addr, 1);
 	if (ret)
