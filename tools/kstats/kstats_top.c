@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
@@ -907,15 +908,34 @@ static void draw(struct top *t, const char *name, double secs)
 
 /*
  * The signals that kstats top on a terminal takes (from a signalfd: they
- * are blocked): those that end it (SIGINT, SIGTERM, SIGHUP, SIGQUIT),
- * SIGTSTP, and SIGWINCH and SIGCONT to redraw.
+ * are blocked; or from a pipe, without signalfd): those that end it
+ * (SIGINT, SIGTERM, SIGHUP, SIGQUIT), SIGTSTP, and SIGWINCH and SIGCONT
+ * to redraw.
  */
 static const int top_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGTSTP, SIGCONT };
 
-/* A signalfd of them, blocked. */
+/*
+ * Where signalfd() is not (a kernel without CONFIG_SIGNALFD), a pipe that
+ * a handler writes each signal's number into: the same signals, polled
+ * the same way.
+ */
+static int sig_pipe[2] = { -1, -1 };
+
+static void sig_to_pipe(int sig)
+{
+	unsigned char c = sig;
+	int e = errno;
+
+	if (write(sig_pipe[1], &c, 1) < 0) {
+		/* Full: a signal of each kind is already waiting. */
+	}
+	errno = e;
+}
+
+/* A signalfd of them, blocked; or the pipe their handler writes to. */
 static int catch_signals(void)
 {
-	struct sigaction old;
+	struct sigaction old, sa = { .sa_handler = sig_to_pipe, .sa_flags = SA_RESTART };
 	sigset_t set;
 	size_t i;
 	int fd;
@@ -933,9 +953,49 @@ static int catch_signals(void)
 	signal(SIGTERM, SIG_DFL);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (fd < 0)
+	if (fd >= 0)
+		return fd;
+	if (errno != ENOSYS)
 		top_die(1, "top: signalfd: %s", strerror(errno));
-	return fd;
+	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
+		top_die(1, "top: pipe: %s", strerror(errno));
+	sa.sa_mask = set;
+	for (i = 0; i < ARRAY_SIZE(top_signals); i++)
+		if (sigismember(&set, top_signals[i]))
+			sigaction(top_signals[i], &sa, NULL);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	return sig_pipe[0];
+}
+
+/* The next signal that @fd (a signalfd, or the pipe) has, or 0. */
+static int next_signal(int fd)
+{
+	struct signalfd_siginfo si;
+	unsigned char c;
+
+	if (fd == sig_pipe[0])
+		return read(fd, &c, 1) == 1 ? c : 0;
+	return read(fd, &si, sizeof(si)) == sizeof(si) ? (int)si.ssi_signo : 0;
+}
+
+/*
+ * @sig, taken with its default action: unblocked (signalfd) or with no
+ * handler (the pipe) while it is raised; as before once it returns.
+ */
+static void raise_default(int sig)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, old;
+	sigset_t one;
+
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigaction(sig, &dfl, &old);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
+	/* Continued (SIGTSTP). */
+	if (sig_pipe[0] < 0)
+		sigprocmask(SIG_BLOCK, &one, NULL);
+	sigaction(sig, &old, NULL);
 }
 
 /*
@@ -946,14 +1006,10 @@ static int catch_signals(void)
  */
 static int top_signal(int fd)
 {
-	struct signalfd_siginfo si;
-	int redraw = 0;
-	sigset_t one;
+	int redraw = 0, sig;
 
-	while (read(fd, &si, sizeof(si)) == sizeof(si)) {
-		sigemptyset(&one);
-		sigaddset(&one, si.ssi_signo);
-		switch (si.ssi_signo) {
+	while ((sig = next_signal(fd))) {
+		switch (sig) {
 		case SIGWINCH:
 		case SIGCONT:
 			redraw = 1;
@@ -961,18 +1017,14 @@ static int top_signal(int fd)
 		case SIGTSTP:
 			tty_leave();
 			fflush(stdout);
-			sigprocmask(SIG_UNBLOCK, &one, NULL);
-			raise(SIGTSTP);
-			/* Continued. */
-			sigprocmask(SIG_BLOCK, &one, NULL);
+			raise_default(SIGTSTP);
 			tty_enter();
 			redraw = 1;
 			break;
 		default:
 			tty_leave();
-			sigprocmask(SIG_UNBLOCK, &one, NULL);
-			raise(si.ssi_signo);
-			exit(128 + si.ssi_signo);
+			raise_default(sig);
+			exit(128 + sig);
 		}
 	}
 	return redraw;

@@ -386,7 +386,7 @@ class Pty:
         self.out = b''
         self.p = None
 
-    def start(self, args):
+    def start(self, args, env=None):
         def child():
             # Its terminal, and the signals' default actions (make may run
             # the tests with SIGINT or SIGHUP ignored).
@@ -395,7 +395,7 @@ class Pty:
                 signal.signal(sig, signal.SIG_DFL)
         self.p = subprocess.Popen(
             [H.KSTATS] + args, stdin=self.slave, stdout=self.slave, stderr=self.slave,
-            start_new_session=True, preexec_fn=child)
+            start_new_session=True, preexec_fn=child, env=env)
 
     def read(self, timeout):
         r, _, _ = select.select([self.master], [], [], timeout)
@@ -552,6 +552,41 @@ def test_top_tty():
             t.close()
 
     test_top_stop(d)
+
+    # A kernel without signalfd (CONFIG_SIGNALFD, not in tinyconfig): the
+    # same keys and signals, through a pipe that a handler writes to. The
+    # preloaded signalfd() fails with ENOSYS, as such a kernel's does.
+    shim = os.path.join(H.TMP, 'nosignalfd')
+    with open(shim + '.c', 'w', encoding='ascii') as f:
+        f.write('#include <errno.h>\n#include <signal.h>\n'
+                'int signalfd(int fd, const sigset_t *m, int fl)\n'
+                '{ (void)fd; (void)m; (void)fl; errno = ENOSYS; return -1; }\n')
+    built = subprocess.run(['cc', '-shared', '-fPIC', '-o', shim + '.so', shim + '.c'],
+                           capture_output=True, text=True, check=False)
+    env = dict(os.environ, LD_PRELOAD=shim + '.so')
+    for how, sig in (('q', None), ('SIGWINCH, then SIGTERM', signal.SIGTERM)):
+        t = Pty()
+        try:
+            t.start(['top', '--dir', d, 'grp', '-i', '1000'], env=env)
+            ok = built.returncode == 0 and t.until(lambda t: len(t.rows()) == 6)
+            n = len(t.out)
+            t.send(b'c')
+            ok = ok and t.until(lambda t: 'sort: count' in ''.join(t.frame(n)[:1]))
+            if sig:
+                n = len(t.out)
+                t.p.send_signal(signal.SIGWINCH)
+                ok = ok and t.until(lambda t: t.frame(n))
+                t.p.send_signal(sig)
+            else:
+                t.send(b'q')
+            rc = t.wait()
+            H.check('top on a terminal without signalfd (ENOSYS): the screen, key c, %s: '
+                    'the terminal restored, %s' % (how, 'status 0' if not sig else
+                                                   'killed by ' + sig.name),
+                    ok and rc == (-sig if sig else 0) and t.restored() and
+                    'signalfd' not in t.text(), (built.stderr, rc, t.text()[-300:]))
+        finally:
+            t.close()
 
     # The interval on a terminal: the samples of each (here one, -c 1).
     t = Pty()
