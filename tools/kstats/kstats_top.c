@@ -925,10 +925,11 @@ static void sig_to_pipe(int sig)
 {
 	unsigned char c = sig;
 	int e = errno;
+	ssize_t n;
 
-	if (write(sig_pipe[1], &c, 1) < 0) {
-		/* Full: a signal of each kind is already waiting. */
-	}
+	/* A full pipe: a signal of each kind is already waiting. */
+	n = write(sig_pipe[1], &c, 1);
+	(void)n;
 	errno = e;
 }
 
@@ -955,10 +956,9 @@ static int catch_signals(void)
 	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (fd >= 0)
 		return fd;
-	if (errno != ENOSYS)
-		top_die(1, "top: signalfd: %s", strerror(errno));
+	/* No signalfd() in the kernel: the pipe. */
 	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
-		top_die(1, "top: pipe: %s", strerror(errno));
+		top_die(1, "top: signalfd, then pipe: %s", strerror(errno));
 	sa.sa_mask = set;
 	for (i = 0; i < ARRAY_SIZE(top_signals); i++)
 		if (sigismember(&set, top_signals[i]))
