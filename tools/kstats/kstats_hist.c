@@ -34,13 +34,24 @@ static double nice_up(double x)
 	return m[i] * p;
 }
 
-/* The exact bounds of slot @s: "[lo, hi]". */
+/*
+ * The exact bounds of slot @s: "[lo, hi]"; with a unit, said once when
+ * both bounds are in the same one ("[106.496, 114.687] us").
+ */
 static const char *slot_range(char *buf, size_t n, size_t s, int bits)
 {
 	char lo[48], hi[48];
+	const char *ul, *uh;
 
-	snprintf(buf, n, "[%s, %s]", fmt_exact(lo, sizeof(lo), ks_slot_min(s, bits)),
-		 fmt_exact(hi, sizeof(hi), ks_slot_max(s, bits)));
+	fmt_exact(lo, sizeof(lo), ks_slot_min(s, bits));
+	fmt_exact(hi, sizeof(hi), ks_slot_max(s, bits));
+	ul = strchr(lo, ' ');
+	uh = strchr(hi, ' ');
+	if (ul && uh && !strcmp(ul, uh)) {
+		snprintf(buf, n, "[%.*s, %.*s]%s", (int)(ul - lo), lo, (int)(uh - hi), hi, uh);
+		return buf;
+	}
+	snprintf(buf, n, "[%s, %s]", lo, hi);
 	return buf;
 }
 

@@ -400,7 +400,7 @@ def test_prometheus(rng):
                 pr.wait()
 
 
-HIST_ROW = re.compile('^ *\\[([^],]+), ([^]]+)\\] \u2502([\u2592\u2591 ]*)\u2502 *(\\d+) +'
+HIST_ROW = re.compile('^ *\\[([^],]+), ([^]]+)\\]( [a-z]+)? \u2502([\u2592\u2591 ]*)\u2502 *(\\d+) +'
                       '([\\d.]+)%(.*)$')
 
 
@@ -413,10 +413,12 @@ def hist_rows(out):
     for l in out.splitlines():
         m = HIST_ROW.match(l)
         if m:
-            rows.append({'lo': m[1], 'hi': m[2], 'dark': m[3].count('\u2592'),
-                         'light': m[3].count('\u2591'), 'width': len(m[3]),
-                         'count': int(m[4]), 'cum': float(m[5]),
-                         'marks': re.findall(r'p[\d.]+', m[6])})
+            # A unit after the range is both bounds' ("[1.024, 1.151] us").
+            unit = m[3] or ''
+            rows.append({'lo': m[1] + unit, 'hi': m[2] + unit, 'dark': m[4].count('\u2592'),
+                         'light': m[4].count('\u2591'), 'width': len(m[4]),
+                         'count': int(m[5]), 'cum': float(m[6]),
+                         'marks': re.findall(r'p[\d.]+', m[7]), 'unit': unit.strip()})
     return (float(scale[1]) if scale else None), rows
 
 
@@ -1752,10 +1754,12 @@ def test_hist(rng):
           rows[-1]['cum'] == 100, out[-600:])
     rc, out, err = run(['--hist', '-u', 'ns', path], env=dict(os.environ, COLUMNS='120'))
     _, rows = hist_rows(out)
-    check('--hist -u ns: the ranges exact in their unit ([1.024 us, 1.151 us])',
+    check('--hist -u ns: the ranges exact in their unit, said once where both bounds '
+          'have it ([1.024, 1.151] us, [960 ns, 1.023 us])',
           rc == 0 and len(rows) == len(counts) and
           all(value_ns(r['lo']) == gen.slot_min(s, 3) and value_ns(r['hi']) == gen.slot_max(s, 3)
-              for r, s in zip(rows, counts)) and '[1.024 us, 1.151 us]' in out, out[:1500])
+              for r, s in zip(rows, counts)) and '[1.024, 1.151] us \u2502' in out and
+          '[960 ns, 1.023 us] \u2502' in out, out[:1500])
 
 
 def test_rows_time_total(rng):
