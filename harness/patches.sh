@@ -55,7 +55,25 @@ and the debugfs files read and written through their file operations on
 a kernel mount of debugfs: format, counts, cumulative fractions, the
 commands, invalid names, duplicates, and a reader that outlives its
 metric."
-"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_kunit.c|patches/03-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
+"tracing: fprobe-events: Ignore probe stub calls made for other probes||patches/03-trace-fprobe-stub-data.patch|A tracepoint event of fprobe_events (t:) registers the tracepoint's probe
+stub, __probestub_NAME(), as a probe with NULL data, both when it is
+created and when the tracepoint's module comes, and puts an fprobe on the
+stub. Another user that registers the same stub with its own data, as the
+next patch does for a kstats tracepoint end (a probe of the tracepoint's
+own prototype, which kCFI checks, as this event's is), makes the
+tracepoint call the stub once more per hit, and the event records each of
+those calls: with two such probes on sys_enter, a t: event on it counts
+every system call three times.
+
+The tracepoint calls each probe with that probe's data as the first
+argument (__traceiter_NAME() and the static call pass it->data, and
+__probestub_NAME() is declared with void *__data first), and fprobe's
+entry handler gets the full registers. Act only on the calls whose first
+argument is NULL, those made for the event's own probe.
+
+No user of the stub other than fprobe_events registers it before this
+series, so no released kernel is affected."
+"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_kunit.c|patches/04-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
 /sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
 function from entry to return with a kretprobe, a kretprobe keeping the
 entry time per CPU (pcpu:) or an fprobe (fprobe:), and the code between
@@ -76,7 +94,7 @@ module parameter, checked before anything is allocated.
 The KUnit suite tests the parser on a table of good and bad lines, and
 traces of its own functions, so it is built with the function tracer's
 flags like the ftrace selftest."
-"samples: add kstats samples|samples/kstats|patches/04-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
+"samples: add kstats samples|samples/kstats|patches/05-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
 timed on a kernel thread per CPU. kstats_bench is a microbenchmark of
 kernel functions and clocks built on kstats, which handles the usual
 traps (dead code, warm-up, data set, clock overhead, preemption,
@@ -91,7 +109,7 @@ their slot, MAD, a terminal histogram, JSON, CSV and OpenMetrics
 output, the samples of each interval of a live metric, the difference
 of two snapshots, and an A/B comparison with a two-sample test; and a
 gnuplot wrapper. Tests run on fixtures rendered from known samples."
-"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats-heatmap.svg|patches/05-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
+"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats-heatmap.svg|patches/06-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
 interface and the _control commands with their errors, the pairing
 rules of probes, the measured costs, the benchmark sample and the API."
 )
@@ -230,6 +248,12 @@ module lifetimes (a traced module can be unloaded); a memory budget;
 error_log; bounded percentiles, compare, merge and OpenMetrics output in
 the tool; KUnit suites, kselftests, and a benchmark module that handles
 the traps of microbenchmarks.
+
+Patch 3 changes existing code. kstats attaches to a tracepoint as
+fprobe_events does, through the tracepoint's probe stub (a probe of the
+tracepoint's own type, for kCFI) with its own data, and fprobe_events'
+t: events would count each hit once more per such probe; patch 3 makes
+them act only on the calls made for their own probe.
 
 Tested on x86_64 (qemu, the test kernel with KASAN, lockdep and kmemleak,
 and Debian's own 6.12 and 6.1 kernels, out of tree) and UML with the
