@@ -1344,6 +1344,40 @@ static void kstats_trace_tp_match(struct tracepoint *tp, void *priv)
 		lookup->tp = tp;
 }
 
+/*
+ * Where the kprobe of a tracepoint end goes in the tracepoint's probe stub:
+ * past the stub's call to __fentry__ where it has one (found as kprobes
+ * find the function's entry, with a probe registered disabled, which
+ * patches no code), so that it is a breakpoint, not a kprobe on ftrace.
+ * kprobes cannot disarm a kprobe on ftrace when ftrace cannot allocate its
+ * new filter, and WARN: undoing a half-made pair when memory runs out
+ * would. A breakpoint is removed without allocating. The stub is empty:
+ * its first argument, the probe's data, is still in its register there.
+ */
+static int kstats_trace_stub_addr(struct kstats_trace *t, struct kstats_trace_point *p,
+				  struct tracepoint *tp)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)tp->probestub,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	int ret;
+
+	ret = register_kprobe(&kp);
+	if (ret) {
+		kstats_trace_err(p->sym, "%s: cannot put a kprobe on the probe stub of tracepoint %s: %d%s",
+				 t->name, p->sym, ret, kstats_trace_why(ret));
+		return ret;
+	}
+	p->kp.addr = kp.addr;
+#ifdef MCOUNT_INSN_SIZE
+	if (kprobe_ftrace(&kp))
+		p->kp.addr = (kprobe_opcode_t *)((unsigned long)kp.addr + MCOUNT_INSN_SIZE);
+#endif
+	unregister_kprobe(&kp);
+	return 0;
+}
+
 /* One end of a pair: a kprobe, or a tracepoint of the kernel proper. */
 static int kstats_trace_point_attach(struct kstats_trace *t,
 				     struct kstats_trace_point *p, bool start)
@@ -1360,7 +1394,9 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 			return -ENOENT;
 		}
 		/* The kprobe first: the stub is not called with @p before. */
-		p->kp.addr = (kprobe_opcode_t *)lookup.tp->probestub;
+		ret = kstats_trace_stub_addr(t, p, lookup.tp);
+		if (ret)
+			return ret;
 		p->kp.pre_handler = start ? kstats_trace_tp_start : kstats_trace_tp_end;
 		ret = register_kprobe(&p->kp);
 		if (ret) {

@@ -207,6 +207,54 @@ fi_rounds() {
 		fi
 	done
 }
+# Every slab allocation failing from a point on (failslab's space, a budget
+# of bytes, then probability 100): a tracepoint pair's attach, the last
+# step of its command, fails at each of its steps in turn as the budget
+# goes down 32 bytes at a time from the least that makes the trace (found
+# by bisection), over 768 bytes, and the undoing of what it had made finds
+# no memory either. The kernel WARNs when it cannot disarm a kprobe on
+# ftrace (that needs a new filter): the undoing of an end attached with one
+# did. fis_try BUDGET: 0 made (and removed), 1 failed cleanly, 2 half made.
+fis_try() {
+	inject 0
+	echo 100 > "$DEBUGFS/failslab/probability"
+	echo "$1" > "$DEBUGFS/failslab/space"
+	r=$(failing write "$CTL" "trace fis start tp:softirq_entry end tp:softirq_exit")
+	inject 0
+	whole fis pair || { echo "# half made with a budget of $1 bytes: ($r)"; return 2; }
+	if [ "$r" = OK ]; then
+		echo ok >> "$T/fi"
+		ctl "remove fis" || { echo "# cannot remove fis"; return 2; }
+		return 0
+	fi
+	if grep -q "^name fis " "$CTL"; then
+		echo "# trace fis failed ($r) but made it"
+		return 2
+	fi
+	echo "failed sweep ${r:-killed}" >> "$T/fi"
+	return 1
+}
+fi_sweep() {
+	lo=0 hi=65536
+	fis_try $hi || { echo "# trace fis not made with a budget of $hi bytes"; return 1; }
+	while [ $((hi - lo)) -gt 16 ]; do
+		mid=$(((lo + hi) / 2))
+		fis_try $mid
+		case $? in
+		0) hi=$mid ;;
+		1) lo=$mid ;;
+		*) return 1 ;;
+		esac
+	done
+	s=$((hi - 32)) n=0
+	while [ $s -gt 0 ] && [ $n -lt 24 ]; do
+		fis_try $s
+		[ $? -le 1 ] || return 1
+		s=$((s - 32)) n=$((n + 1))
+	done
+	echo "# budget sweep: the tracepoint pair made from $hi bytes on;" \
+		"$n budgets below it, each made or failed cleanly"
+}
 fault_injection() {
 	: > "$T/fi"
 	# The kernel reports failed allocations with a stack dump (warn_alloc):
@@ -215,6 +263,7 @@ fault_injection() {
 	inject 3
 	fi_rounds
 	rc=$?
+	[ $rc -eq 0 ] && { fi_sweep || rc=1; }
 	inject 0
 	ks_expect_end
 	ok=$(grep -c '^ok' "$T/fi")
