@@ -1348,11 +1348,11 @@ static void kstats_trace_tp_match(struct tracepoint *tp, void *priv)
  * Where the kprobe of a tracepoint end goes in the tracepoint's probe stub:
  * past the stub's call to __fentry__ where it has one (found as kprobes
  * find the function's entry, with a probe registered disabled, which
- * patches no code), so that it is a breakpoint, not a kprobe on ftrace.
- * kprobes cannot disarm a kprobe on ftrace when ftrace cannot allocate its
- * new filter, and WARN: undoing a half-made pair when memory runs out
- * would. A breakpoint is removed without allocating. The stub is empty:
- * its first argument, the probe's data, is still in its register there.
+ * patches no code), so that it is not a kprobe on ftrace but an int3 or a
+ * jump-optimized kprobe, neither of whose removal allocates. kprobes cannot
+ * disarm a kprobe on ftrace when ftrace cannot allocate its new filter, and
+ * WARN: undoing a half-made pair when memory runs out did. The stub is
+ * empty: its first argument, the probe's data, is still in its register.
  */
 static int kstats_trace_stub_addr(struct kstats_trace *t, struct kstats_trace_point *p,
 				  struct tracepoint *tp)
@@ -1365,12 +1365,12 @@ static int kstats_trace_stub_addr(struct kstats_trace *t, struct kstats_trace_po
 
 	ret = register_kprobe(&kp);
 	if (ret) {
-		kstats_trace_err(p->sym, "%s: cannot put a kprobe on the probe stub of tracepoint %s: %d%s",
+		kstats_trace_err(p->sym, "%s: cannot locate the probe stub of tracepoint %s: %d%s",
 				 t->name, p->sym, ret, kstats_trace_why(ret));
 		return ret;
 	}
 	p->kp.addr = kp.addr;
-#ifdef MCOUNT_INSN_SIZE
+#ifdef CONFIG_KPROBES_ON_FTRACE
 	if (kprobe_ftrace(&kp))
 		p->kp.addr = (kprobe_opcode_t *)((unsigned long)kp.addr + MCOUNT_INSN_SIZE);
 #endif
