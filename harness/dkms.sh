@@ -17,8 +17,8 @@ step "DKMS sources in $src"
 rm -rf "$src"
 mkdir -p "$src/patches"
 (cd "$TOP" && git ls-files --cached --others --exclude-standard Kbuild dkms.conf \
-	include/linux/kstats.h lib/kstats.c kernel/trace/kstats_trace.c \
-	kernel/trace/kstats_trace.h samples/kstats/kstats_sample.c \
+	include/linux/kstats.h lib/kstats.c kernel/trace/kstats_trace_*.c \
+	kernel/trace/kstats_trace*.h samples/kstats/kstats_sample.c \
 	samples/kstats/kstats_bench.c) | rsync -r --files-from=- "$TOP/" "$src/"
 cp "$TOP"/compat/*.patch "$src/patches/"
 dkms remove "kstats/$version" --all >/dev/null 2>&1 || true

@@ -29,8 +29,8 @@ out=$TOP/build/module-$release
 step "building the kstats modules for $release in ${out#"$TOP"/}"
 mkdir -p "$out"
 (cd "$TOP" && git ls-files --cached --others --exclude-standard Kbuild dkms.conf \
-	include/linux/kstats.h lib/kstats.c kernel/trace/kstats_trace.c \
-	kernel/trace/kstats_trace.h samples/kstats/kstats_sample.c \
+	include/linux/kstats.h lib/kstats.c kernel/trace/kstats_trace_*.c \
+	kernel/trace/kstats_trace*.h samples/kstats/kstats_sample.c \
 	samples/kstats/kstats_bench.c) | rsync -rc --files-from=- "$TOP/" "$out/"
 # Older kernels' APIs, told apart by their headers rather than versions.
 # Debian splits headers: $kdir/Makefile includes the common part's.

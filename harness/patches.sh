@@ -73,7 +73,7 @@ argument is NULL, those made for the event's own probe.
 
 No user of the stub other than fprobe_events registers it before this
 series, so no released kernel is affected."
-"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_kunit.c|patches/04-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
+"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace_control.c kernel/trace/kstats_trace_errlog.c kernel/trace/kstats_trace_parse.c kernel/trace/kstats_trace_sym.c kernel/trace/kstats_trace_func.c kernel/trace/kstats_trace_pair.c kernel/trace/kstats_trace_group.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_record.h kernel/trace/kstats_trace_kunit.c|patches/04-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
 /sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
 function from entry to return with a kretprobe, a kretprobe keeping the
 entry time per CPU (pcpu:) or an fprobe (fprobe:), and the code between

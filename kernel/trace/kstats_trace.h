@@ -1,11 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kstats_trace: the commands of /sys/kernel/debug/kstats/_control, shared
- * by kstats_trace.c and its KUnit test.
+ * kstats_trace: the commands of /sys/kernel/debug/kstats/_control, and what
+ * the files of the module share:
+ *
+ *   kstats_trace_control.c  the control file, the list of traces, add and
+ *                           remove, the module notifier, the listing, init
+ *   kstats_trace_parse.c    the parser of a command, with its prefix table
+ *   kstats_trace_errlog.c   error_log, and the report of a refused command
+ *   kstats_trace_sym.c      symbols, and lookups in ftrace's functions
+ *   kstats_trace_func.c     a function: kretprobe, pcpu: and fprobe:
+ *   kstats_trace_pair.c     code between two points: kprobe and tracepoint ends
+ *   kstats_trace_group.c    a group: fprobe:GLOB as NAME
+ *   kstats_trace_record.h   the record path, inline in the handlers
  */
 #ifndef _KERNEL_TRACE_KSTATS_TRACE_H
 #define _KERNEL_TRACE_KSTATS_TRACE_H
 
+#include <linux/atomic.h>
+#include <linux/errno.h>
+#include <linux/fprobe.h>
+#include <linux/kprobes.h>
+#include <linux/list.h>
+#include <linux/module.h>
 #include <linux/types.h>
 
 /* Longest command line accepted by _control, and longest write. */
@@ -19,6 +35,21 @@
  */
 #define KSTATS_TRACE_GROUP_BITS		1
 
+#define KSTATS_TRACE_GAP	"GAP-"
+#define KSTATS_TRACE_TP		"tp:"
+
+/*
+ * Groups (fprobe:GLOB as NAME) read the functions that ftrace's filter
+ * matched from ftrace's hash, whose layout is private to kernel/trace/
+ * (kstats_trace_sym.c reads it). Built out of tree without the kernel's
+ * kernel/trace/trace.h, and on kernels without fprobe, they are refused.
+ */
+#if IS_ENABLED(CONFIG_FPROBE) && __has_include("trace.h")
+#define KSTATS_TRACE_GROUPS	1
+#else
+#define KSTATS_TRACE_GROUPS	0
+#endif
+
 enum kstats_trace_verb {
 	KSTATS_TRACE_ADD,
 	KSTATS_TRACE_REMOVE,
@@ -31,6 +62,7 @@ enum kstats_trace_mode {
 	KSTATS_TRACE_FPROBE,		/* trace fprobe:FUNC */
 	KSTATS_TRACE_PAIR,		/* trace NAME start P end P */
 	KSTATS_TRACE_GROUP,		/* trace fprobe:GLOB as NAME */
+	KSTATS_TRACE_NR_MODES,
 };
 
 /*
@@ -59,22 +91,188 @@ struct kstats_trace_cmd {
 };
 
 /*
- * The time from @start to @now, in *@ns; false when @now is before @start:
- * ktime_get_mono_fast_ns() is not monotonic across a timekeeping update,
- * and an NMI, or a return on another CPU, may read an earlier time than
- * the start did. Such a sample is missed, not recorded as about 2^64 ns.
+ * A probe point of a trace: where the command put it, and what is attached
+ * there. The address and the probe are set when the trace is attached.
  */
-static __always_inline bool kstats_trace_elapsed(u64 start, u64 now, u64 *ns)
+struct kstats_trace_point {
+	const char *sym;		/* symbol, or tracepoint name */
+	unsigned int offset;
+	bool tracepoint;
+	unsigned long addr;		/* the code probed; 0 for a tracepoint */
+	char mod[MODULE_NAME_LEN];	/* the module of @addr, or "" */
+	/*
+	 * The probe of an end of a pair: a kprobe at the code, or for a
+	 * tracepoint @tp, at its probe stub (see kstats_trace_tp_ours()).
+	 */
+	struct kprobe kp;
+	struct tracepoint *tp;
+};
+
+/*
+ * A function of a group: its address as ftrace calls the handlers with
+ * it, and its metric. Set up before the fprobe is registered and never
+ * changed while it is, but for @gone, which only the listing reads.
+ */
+struct kstats_trace_func {
+	unsigned long ip;
+	struct kstats *ks;
+	bool gone;			/* its module went */
+};
+
+/*
+ * The functions of a group, each with its metric in the group's
+ * directory. @table maps the address of a call to its function, by open
+ * addressing, in a power of two of slots, at least twice @nr_funcs.
+ */
+struct kstats_trace_group {
+	struct kstats_trace_func *funcs;
+	unsigned int nr_funcs, nr_gone;
+	struct kstats_trace_func **table;
+	unsigned int table_bits;
+	char *gone_mods;		/* modules gone, comma-separated */
+};
+
+/* What a CPU remembers between two probe hits. */
+struct kstats_trace_cpu {
+	u64 start;		/* time of the open start, 0 if none */
+	u64 last_ret;		/* time of the last return, 0 if none */
+	/*
+	 * The task that opened the start: only its end closes it. Compared,
+	 * never dereferenced: a task that went leaves its start open, and
+	 * the next start on the CPU replaces it (counted as missed).
+	 */
+	const struct task_struct *owner;
+};
+
+struct kstats_trace {
+	struct list_head node;		/* in the list of traces */
+	enum kstats_trace_mode mode;
+	unsigned int bits;
+	struct kstats *ks;		/* a group: the group of metrics */
+	struct kstats *gap;		/* return to next call; not for pairs */
+	struct kstats_trace_cpu __percpu *cpu;
+	atomic_long_t missed;		/* ends without a start, lost starts */
+	char *name;
+	/* The function (entry/return forms), or the two ends of a pair. */
+	struct kstats_trace_point start, end;
+	/* Set when the module of a point went: the probes are detached. */
+	char gone[MODULE_NAME_LEN];
+	/*
+	 * Task filters: only the calls of this process, or of this cgroup's
+	 * subtree.
+	 */
+	struct pid *pid;		/* NULL for every process */
+	int pid_nr;			/* as the command gave it */
+	struct cgroup *cgrp;		/* NULL for every cgroup */
+	char *cgroup_path;
+	size_t memory;			/* of the metrics, counted in the budget */
+	struct kstats_trace_group grp;	/* a group's functions */
+	int stuck;			/* the error of a detach that failed */
+	union {
+		struct kretprobe krp;
+		struct fprobe fp;
+	};
+};
+
+/* What each mode does, indexed by enum kstats_trace_mode. */
+struct kstats_trace_mode_ops {
+	const char *name;
+	int (*attach)(struct kstats_trace *t);
+	/*
+	 * Returns 0 once no handler of @t runs or will run; on an error,
+	 * leaves the probe as it was, so that it can be called again.
+	 */
+	int (*detach)(struct kstats_trace *t);
+	/* Hits the mechanism itself lost. */
+	unsigned long (*missed)(struct kstats_trace *t);
+};
+
+/* kstats_trace_control.c */
+extern struct mutex kstats_trace_mutex;
+extern unsigned int kstats_trace_max_functions;
+size_t kstats_trace_metric_memory(unsigned int n, unsigned int bits);
+int kstats_trace_budget(struct kstats_trace *t, size_t size, const char *what);
+bool kstats_trace_mark_stuck(struct kstats_trace *t, int ret);
+
+/* kstats_trace_errlog.c */
+extern const struct file_operations kstats_trace_error_log_fops;
+__printf(2, 3) void kstats_trace_err(const char *word, const char *fmt, ...);
+void kstats_trace_errlog_begin(const char *cmdline, const char *copy, size_t len,
+			       size_t skip);
+void kstats_trace_errlog_end(void);
+void kstats_trace_errlog_clear(void);
+
+/* kstats_trace_parse.c */
+int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd);
+
+/* kstats_trace_sym.c */
+const char *kstats_trace_why(int ret);
+const char *kstats_trace_sym_mod(char *buf, unsigned long ip);
+int kstats_trace_addr(struct kstats_trace *t, struct kstats_trace_point *p);
+int kstats_trace_unique(const char *name, const struct kstats_trace_where *p);
+int kstats_trace_glob_funcs(struct kstats_trace *t, unsigned long **addrs,
+			    unsigned int *nr);
+
+/* kstats_trace_func.c: trace FUNC, trace pcpu:FUNC, trace fprobe:FUNC */
+int kstats_trace_krp_attach(struct kstats_trace *t);
+int kstats_trace_krp_detach(struct kstats_trace *t);
+unsigned long kstats_trace_krp_missed(struct kstats_trace *t);
+int kstats_trace_fp_attach(struct kstats_trace *t);
+int kstats_trace_fp_detach(struct kstats_trace *t);
+unsigned long kstats_trace_fp_missed(struct kstats_trace *t);
+
+/* kstats_trace_pair.c: trace NAME start POINT end POINT */
+int kstats_trace_pair_attach(struct kstats_trace *t);
+int kstats_trace_pair_detach(struct kstats_trace *t);
+unsigned long kstats_trace_pair_missed(struct kstats_trace *t);
+
+/* kstats_trace_group.c: trace fprobe:GLOB as NAME, where groups are built */
+#if KSTATS_TRACE_GROUPS
+int kstats_trace_grp_attach(struct kstats_trace *t);
+int kstats_trace_grp_detach(struct kstats_trace *t);
+bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod,
+			    bool (*within)(unsigned long addr, const struct module *mod));
+void kstats_trace_grp_free(struct kstats_trace *t);
+bool kstats_trace_grp_freed(unsigned long ip, const char *sym);
+void kstats_trace_freed_note(const struct module *mod, unsigned long state);
+void kstats_trace_freed_clear(void);
+#else
+static inline int kstats_trace_grp_attach(struct kstats_trace *t)
 {
-	*ns = now - start;
-	return (s64)*ns >= 0;
+	kstats_trace_err(t->start.sym, IS_ENABLED(CONFIG_FPROBE) ?
+			 "%s: groups need the kernel's kernel/trace/trace.h at build time" :
+			 "%s: groups need fprobe, which this kernel does not have (CONFIG_FPROBE)",
+			 t->name);
+	return -EOPNOTSUPP;
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
-struct kstats_trace;
+static inline int kstats_trace_grp_detach(struct kstats_trace *t)
+{
+	return 0;
+}
 
+static inline bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod,
+					  bool (*within)(unsigned long addr,
+							 const struct module *mod))
+{
+	return true;
+}
+
+static inline void kstats_trace_grp_free(struct kstats_trace *t)
+{
+}
+
+static inline void kstats_trace_freed_note(const struct module *mod, unsigned long state)
+{
+}
+
+static inline void kstats_trace_freed_clear(void)
+{
+}
+#endif /* KSTATS_TRACE_GROUPS */
+
+#if IS_ENABLED(CONFIG_KUNIT)
 /* Visible to the KUnit suite only (VISIBLE_IF_KUNIT). */
-int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd);
 int kstats_trace_exec(const char *buf, size_t len);
 int kstats_trace_detach_mode(struct kstats_trace *t);
 int kstats_trace_locked_down(void);

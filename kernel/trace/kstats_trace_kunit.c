@@ -22,6 +22,7 @@
 
 #include "../../lib/kstats_kunit.h"
 #include "kstats_trace.h"
+#include "kstats_trace_record.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats_trace: a function timed from entry to return, with a kretprobe
+ * (trace FUNC), a kretprobe keeping the entry time per CPU (trace
+ * pcpu:FUNC), or an fprobe, which hooks the function through ftrace and
+ * keeps the entry time in its per-call entry data (trace fprobe:FUNC).
+ */
+
+#define pr_fmt(fmt) "kstats_trace: " fmt
+
+#include <linux/fprobe.h>
+#include <linux/kprobes.h>
+
+#include "kstats_trace.h"
+#include "kstats_trace_record.h"
+
+static int kstats_trace_krp_entry(struct kretprobe_instance *ri,
+				  struct pt_regs *regs)
+{
+	struct kstats_trace *t = container_of(get_kretprobe(ri),
+					      struct kstats_trace, krp);
+
+	/* Not wanted: no return handler either. */
+	if (!kstats_trace_wanted(t))
+		return 1;
+	/* pcpu: keeps the entry time per CPU, not in the instance. */
+	kstats_trace_enter(t, kstats_trace_now(),
+			   t->mode == KSTATS_TRACE_PCPU ? NULL : (u64 *)ri->data);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kstats_trace_krp_entry);
+
+static int kstats_trace_krp_return(struct kretprobe_instance *ri,
+				   struct pt_regs *regs)
+{
+	struct kstats_trace *t = container_of(get_kretprobe(ri),
+					      struct kstats_trace, krp);
+	kstats_trace_return(t, kstats_trace_now(),
+			    t->mode == KSTATS_TRACE_PCPU ? NULL : (u64 *)ri->data);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kstats_trace_krp_return);
+
+static int kstats_trace_fp_entry(struct fprobe *fp, unsigned long ip,
+				 unsigned long ret_ip, struct pt_regs *regs,
+				 void *data)
+{
+	struct kstats_trace *t = container_of(fp, struct kstats_trace, fp);
+
+	/* Not wanted: no exit handler either. */
+	if (!kstats_trace_wanted(t))
+		return 1;
+	kstats_trace_enter(t, kstats_trace_now(), data);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kstats_trace_fp_entry);
+
+static void kstats_trace_fp_exit(struct fprobe *fp, unsigned long ip,
+				 unsigned long ret_ip, struct pt_regs *regs,
+				 void *data)
+{
+	kstats_trace_return(container_of(fp, struct kstats_trace, fp),
+			    kstats_trace_now(), data);
+}
+
+NOKPROBE_SYMBOL(kstats_trace_fp_exit);
+
+/*
+ * The handlers of an fprobe: trace with no filter and no gap, the common
+ * case, chosen at attach: no more than a timer on an fprobe must do (the
+ * entry time into the call's entry data, and at the return the time since,
+ * recorded), not a test of options that cannot change while attached.
+ */
+static int kstats_trace_fp_entry_plain(struct fprobe *fp, unsigned long ip,
+				       unsigned long ret_ip, struct pt_regs *regs,
+				       void *data)
+{
+	*(u64 *)data = kstats_trace_now();
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kstats_trace_fp_entry_plain);
+
+static void kstats_trace_fp_exit_plain(struct fprobe *fp, unsigned long ip,
+				       unsigned long ret_ip, struct pt_regs *regs,
+				       void *data)
+{
+	kstats_trace_record(container_of(fp, struct kstats_trace, fp),
+			    *(u64 *)data, kstats_trace_now());
+}
+
+NOKPROBE_SYMBOL(kstats_trace_fp_exit_plain);
+
+/* trace FUNC and trace pcpu:FUNC: a kretprobe. */
+int kstats_trace_krp_attach(struct kstats_trace *t)
+{
+	int ret;
+
+	t->krp.kp.symbol_name = t->start.sym;
+	t->krp.entry_handler = kstats_trace_krp_entry;
+	t->krp.handler = kstats_trace_krp_return;
+	/* pcpu: keeps the entry time per CPU, not per instance. */
+	t->krp.data_size = t->mode == KSTATS_TRACE_PCPU ? 0 : sizeof(u64);
+	ret = register_kretprobe(&t->krp);
+	if (ret) {
+		kstats_trace_err(t->start.sym, "%s: cannot put a kretprobe on %s: %d%s",
+				 t->name, t->start.sym, ret, kstats_trace_why(ret));
+		return ret;
+	}
+	t->start.addr = (unsigned long)t->krp.kp.addr;
+	return 0;
+}
+
+int kstats_trace_krp_detach(struct kstats_trace *t)
+{
+	unregister_kretprobe(&t->krp);
+	return 0;
+}
+
+unsigned long kstats_trace_krp_missed(struct kstats_trace *t)
+{
+	return t->krp.nmissed + t->krp.kp.nmissed;
+}
+
+/*
+ * trace fprobe:FUNC: an fprobe at the function's address, so that the
+ * trace knows the address when a module goes. The entry time is its entry
+ * data; a call in flight when it is unregistered returns without calling
+ * the exit handler.
+ */
+int kstats_trace_fp_attach(struct kstats_trace *t)
+{
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_FPROBE)) {
+		kstats_trace_err(NULL, "%s: fprobe: needs CONFIG_FPROBE", t->name);
+		return -EOPNOTSUPP;
+	}
+	ret = kstats_trace_addr(t, &t->start);
+	if (ret)
+		return ret;
+	/* Filters and the gap are set before attach, and never change. */
+	if (t->pid || t->cgrp || t->gap) {
+		t->fp.entry_handler = kstats_trace_fp_entry;
+		t->fp.exit_handler = kstats_trace_fp_exit;
+	} else {
+		t->fp.entry_handler = kstats_trace_fp_entry_plain;
+		t->fp.exit_handler = kstats_trace_fp_exit_plain;
+	}
+	t->fp.entry_data_size = sizeof(u64);
+	ret = register_fprobe_ips(&t->fp, &t->start.addr, 1);
+	if (ret)
+		kstats_trace_err(t->start.sym, "%s: cannot put an fprobe on %s: %d",
+				 t->name, t->start.sym, ret);
+	return ret;
+}
+
+/* Fails only once ftrace has shut itself down: the fprobe stays listed. */
+int kstats_trace_fp_detach(struct kstats_trace *t)
+{
+	return unregister_fprobe(&t->fp);
+}
+
+unsigned long kstats_trace_fp_missed(struct kstats_trace *t)
+{
+	return t->fp.nmissed;
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats_trace: the code between two points, each a kprobe or a
+ * tracepoint (trace NAME start POINT end POINT); the end closes the start
+ * that the same CPU opened.
+ */
+
+#define pr_fmt(fmt) "kstats_trace: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+
+#include "kstats_trace.h"
+#include "kstats_trace_record.h"
+
+static int kstats_trace_kp_start(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kstats_trace *t = container_of(p, struct kstats_trace, start.kp);
+
+	if (kstats_trace_wanted(t))
+		kstats_trace_open(t, kstats_trace_now());
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kstats_trace_kp_start);
+
+static int kstats_trace_kp_end(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kstats_trace *t = container_of(p, struct kstats_trace, end.kp);
+
+	if (kstats_trace_wanted(t))
+		kstats_trace_close(t, kstats_trace_now());
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kstats_trace_kp_end);
+
+/*
+ * A tracepoint end is the tracepoint's probe stub, __probestub_NAME(), an
+ * empty function of the tracepoint's own prototype, registered as a probe
+ * with the end's kstats_trace_point as its data, and a kprobe on that stub,
+ * as trace_fprobe.c attaches to tracepoints: the tracepoint calls a probe
+ * of its type (which kCFI checks), whatever its arguments. Every user of
+ * the stub goes through the one function (each end of kstats with its own
+ * data, a tracepoint probe event with none), so a kprobe acts only on calls
+ * whose first argument is its point.
+ */
+static __always_inline bool kstats_trace_tp_ours(const struct kstats_trace_point *p,
+						 struct pt_regs *regs)
+{
+	return regs_get_kernel_argument(regs, 0) == (unsigned long)p;
+}
+
+static int kstats_trace_tp_start(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kstats_trace *t = container_of(kp, struct kstats_trace, start.kp);
+
+	if (kstats_trace_tp_ours(&t->start, regs) && kstats_trace_wanted(t))
+		kstats_trace_open(t, kstats_trace_now());
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kstats_trace_tp_start);
+
+static int kstats_trace_tp_end(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kstats_trace *t = container_of(kp, struct kstats_trace, end.kp);
+
+	if (kstats_trace_tp_ours(&t->end, regs) && kstats_trace_wanted(t))
+		kstats_trace_close(t, kstats_trace_now());
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kstats_trace_tp_end);
+
+struct kstats_trace_tp_lookup {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void kstats_trace_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct kstats_trace_tp_lookup *lookup = priv;
+
+	if (!strcmp(tp->name, lookup->name))
+		lookup->tp = tp;
+}
+
+/*
+ * Where the kprobe of a tracepoint end goes in the tracepoint's probe stub:
+ * past the stub's call to __fentry__ where it has one (found as kprobes
+ * find the function's entry, with a probe registered disabled, which
+ * patches no code), so that it is not a kprobe on ftrace but an int3 or a
+ * jump-optimized kprobe, neither of whose removal allocates. kprobes cannot
+ * disarm a kprobe on ftrace when ftrace cannot allocate its new filter, and
+ * WARN: undoing a half-made pair when memory runs out did. The stub is
+ * empty: its first argument, the probe's data, is still in its register.
+ */
+static int kstats_trace_stub_addr(struct kstats_trace *t, struct kstats_trace_point *p,
+				  struct tracepoint *tp)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)tp->probestub,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	int ret;
+
+	ret = register_kprobe(&kp);
+	if (ret) {
+		kstats_trace_err(p->sym, "%s: cannot locate the probe stub of tracepoint %s: %d%s",
+				 t->name, p->sym, ret, kstats_trace_why(ret));
+		return ret;
+	}
+	p->kp.addr = kp.addr;
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	if (kprobe_ftrace(&kp))
+		p->kp.addr = (kprobe_opcode_t *)((unsigned long)kp.addr + MCOUNT_INSN_SIZE);
+#endif
+	unregister_kprobe(&kp);
+	return 0;
+}
+
+/* One end of a pair: a kprobe, or a tracepoint of the kernel proper. */
+static int kstats_trace_point_attach(struct kstats_trace *t,
+				     struct kstats_trace_point *p, bool start)
+{
+	int ret;
+
+	if (p->tracepoint) {
+		struct kstats_trace_tp_lookup lookup = { .name = p->sym };
+
+		for_each_kernel_tracepoint(kstats_trace_tp_match, &lookup);
+		if (!lookup.tp) {
+			kstats_trace_err(p->sym, "%s: no tracepoint %s in the kernel",
+					 t->name, p->sym);
+			return -ENOENT;
+		}
+		/* The kprobe first: the stub is not called with @p before. */
+		ret = kstats_trace_stub_addr(t, p, lookup.tp);
+		if (ret)
+			return ret;
+		p->kp.pre_handler = start ? kstats_trace_tp_start : kstats_trace_tp_end;
+		ret = register_kprobe(&p->kp);
+		if (ret) {
+			kstats_trace_err(p->sym, "%s: cannot put a kprobe on the probe stub of tracepoint %s: %d%s",
+					 t->name, p->sym, ret, kstats_trace_why(ret));
+			return ret;
+		}
+		ret = tracepoint_probe_register(lookup.tp, lookup.tp->probestub, p);
+		if (ret) {
+			unregister_kprobe(&p->kp);
+			kstats_trace_err(p->sym, "%s: cannot attach to tracepoint %s: %d",
+					 t->name, p->sym, ret);
+			return ret;
+		}
+		p->tp = lookup.tp;
+		return 0;
+	}
+
+	p->kp.symbol_name = p->sym;
+	p->kp.offset = p->offset;
+	p->kp.pre_handler = start ? kstats_trace_kp_start : kstats_trace_kp_end;
+	ret = register_kprobe(&p->kp);
+	if (ret) {
+		kstats_trace_err(p->sym, "%s: cannot put a kprobe at %s+%u: %d%s",
+				 t->name, p->sym, p->offset, ret, kstats_trace_why(ret));
+		return ret;
+	}
+	p->addr = (unsigned long)p->kp.addr;
+	return 0;
+}
+
+/* The tracepoint of @p, if it is one, calls the stub with @p no more. */
+static void kstats_trace_tp_detach(struct kstats_trace_point *p)
+{
+	if (p->tracepoint)
+		tracepoint_probe_unregister(p->tp, p->tp->probestub, p);
+}
+
+/* trace NAME start POINT end POINT */
+int kstats_trace_pair_attach(struct kstats_trace *t)
+{
+	int ret;
+
+	ret = kstats_trace_point_attach(t, &t->start, true);
+	if (ret)
+		return ret;
+	ret = kstats_trace_point_attach(t, &t->end, false);
+	if (ret) {
+		kstats_trace_tp_detach(&t->start);
+		unregister_kprobe(&t->start.kp);
+		tracepoint_synchronize_unregister();
+	}
+	return ret;
+}
+
+/*
+ * Once unregister_kprobes() has returned (one grace period for both), no
+ * handler of the trace runs: a call of a tracepoint's stub still in flight
+ * with an end finds no kprobe there.
+ */
+int kstats_trace_pair_detach(struct kstats_trace *t)
+{
+	struct kprobe *kps[] = { &t->start.kp, &t->end.kp };
+
+	kstats_trace_tp_detach(&t->start);
+	kstats_trace_tp_detach(&t->end);
+	unregister_kprobes(kps, ARRAY_SIZE(kps));
+	tracepoint_synchronize_unregister();
+	return 0;
+}
+
+unsigned long kstats_trace_pair_missed(struct kstats_trace *t)
+{
+	return t->start.kp.nmissed + t->end.kp.nmissed;
+}
