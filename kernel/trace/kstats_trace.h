@@ -142,6 +142,13 @@ struct kstats_trace_cpu {
 	 * the next start on the CPU replaces it (counted as missed).
 	 */
 	const struct task_struct *owner;
+	/*
+	 * The owner's migrations when it opened the start: its end closes
+	 * the start only if the task has not moved since, which tells its
+	 * call from an earlier one of the same task whose end was on
+	 * another CPU.
+	 */
+	u64 migrations;
 };
 
 struct kstats_trace {

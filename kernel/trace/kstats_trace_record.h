@@ -86,15 +86,19 @@ static __always_inline void kstats_trace_record(struct kstats_trace *t, u64 star
 static __always_inline void kstats_trace_open(struct kstats_trace *t, u64 now)
 {
 	this_cpu_write(t->cpu->owner, current);
+	this_cpu_write(t->cpu->migrations, current->se.nr_migrations);
 	/* A start that overwrites an open one loses that one. */
 	if (this_cpu_xchg(t->cpu->start, now))
 		atomic_long_inc(&t->missed);
 }
 
 /*
- * The end of the start this CPU has open, if the same task opened it. An
- * end of another task (one that slept, and woke up on this CPU) is missed
- * and leaves the start open for its own task: it would time no call.
+ * The end of the start this CPU has open, if the same task opened it and
+ * has stayed on this CPU since. An end of another task (one that slept,
+ * and woke up on this CPU) is missed and leaves the start open for its
+ * own task: it would time no call. An end of the same task after it moved
+ * is missed too, and drops the start: that is of an earlier call, whose
+ * end came on another CPU, and no later end of the task can be its.
  */
 static __always_inline void kstats_trace_close(struct kstats_trace *t, u64 now)
 {
@@ -105,7 +109,7 @@ static __always_inline void kstats_trace_close(struct kstats_trace *t, u64 now)
 		return;
 	}
 	start = this_cpu_xchg(t->cpu->start, 0);
-	if (start)
+	if (start && this_cpu_read(t->cpu->migrations) == current->se.nr_migrations)
 		kstats_trace_record(t, start, now);
 	else
 		atomic_long_inc(&t->missed);

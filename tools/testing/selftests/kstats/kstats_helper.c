@@ -18,6 +18,9 @@
  *                               IPI is answered at once, not at the next
  *                               time slice; prints the calls made when
  *                               the time is up or on SIGTERM
+ *   kstats_helper sleep MS [COUNT]
+ *                               COUNT nanosleep() calls of MS ms each (1);
+ *                               prints the CPU it woke on after each
  *   kstats_helper write FILE STRING
  *                               one write() of STRING (with \n, \t, \0 and
  *                               \\ escapes) to FILE; prints OK or the errno
@@ -71,7 +74,8 @@ static inline void spin_hint(void)
 
 static int show_help(void)
 {
-	fprintf(stderr, "usage: kstats_helper getppid N | pair N | ids N M | spin S | sleep MS\n");
+	fprintf(stderr, "usage: kstats_helper getppid N | pair N | ids N M | spin S\n");
+	fprintf(stderr, "       kstats_helper sleep MS [COUNT]\n");
 	fprintf(stderr, "       kstats_helper write FILE STR | writes FILE | read FILE\n");
 	fprintf(stderr, "       kstats_helper listen N S | halves N FILE FIFO\n");
 	return 2;
@@ -256,14 +260,18 @@ int main(int argc, char **argv)
 			syscall(SYS_getppid);
 		}
 	} else if (!strcmp(argv[1], "sleep")) {
-		/* One nanosleep() of N ms, the system call itself. */
+		/* COUNT nanosleep() of N ms each, the system call itself. */
 		struct timespec ts = { .tv_sec = n / 1000, .tv_nsec = n % 1000 * 1000000 };
+		long count = argc > 3 ? atol(argv[3]) : 1;
 
-		if (syscall(SYS_nanosleep, &ts, NULL)) {
-			perror("nanosleep");
-			return 1;
+		for (i = 0; i < count; i++) {
+			if (syscall(SYS_nanosleep, &ts, NULL)) {
+				perror("nanosleep");
+				return 1;
+			}
+			printf("woke on cpu %d\n", sched_getcpu());
+			fflush(stdout);
 		}
-		printf("woke on cpu %d\n", sched_getcpu());
 	} else if (!strcmp(argv[1], "ids") && argc == 4) {
 		/* N getpid() calls, then M getppid(), in one process. */
 		long m = atol(argv[3]);

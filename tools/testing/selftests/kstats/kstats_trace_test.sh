@@ -21,7 +21,7 @@ N=1000
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q " $FUNC\$" /proc/kallsyms ||
 	{ ktap_skip_all "no $FUNC in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 34
+ktap_set_plan 35
 # Reports are checked from here on: the log is never cleared (the harness
 # reads all of it), and $$ tells this run's marks from another's.
 ks_mark "kstats_trace_test $$: begin"
@@ -633,6 +633,50 @@ if [ "$(nproc)" -ge 2 ]; then
 	ktap_test_result "pcpu: an end of another task does not close a CPU's start" check_owner
 else
 	ktap_test_skip "pcpu: an end of another task (needs 2 CPUs)"
+fi
+
+# pcpu: keeps the owner's migrations with its start: a start of an
+# earlier call of the same task is not closed by a later one. The task
+# sleeps T on CPU 1 and moves to CPU 0 while asleep (its end missed, CPU
+# 1's start left open), then sleeps T again, from CPU 0, and moves back to
+# CPU 1 while asleep: that end must not close the first call's start,
+# which would time about 2 T, a time no call took. A round where the task
+# woke before it moved proves nothing: again, with T twice as long.
+# migrated_round MS: "CPU1 CPU2 LONG MISSED", the CPUs the task woke on,
+# the samples longer than 1.5 T, the missed ends.
+migrated_round() {
+	S=__x64_sys_nanosleep
+	[ "$(ctl "trace pcpu:$S")" = OK ] || return 1
+	: > "$TMPD/m"
+	taskset 2 "$HELPER" sleep "$1" 2 > "$TMPD/m" &
+	a=$!
+	ks_wait_for 60 in_nanosleep $a && taskset -p 1 $a > /dev/null 2>&1
+	ks_wait_for 60 grep -q woke "$TMPD/m" && ks_wait_for 60 in_nanosleep $a &&
+		taskset -p 2 $a > /dev/null 2>&1
+	wait $a
+	echo "$(awk 'NR <= 2 { printf "%s ", $4 }' "$TMPD/m")" \
+		"$(awk -v t="$1" '$3 == "CPUS" && $8 > t * 1500000 { n += $6 }
+			END { print n + 0 }' "$KS/$S")" \
+		"$(field $S missed)"
+	[ "$(ctl "remove $S")" = OK ]
+}
+check_migrated() {
+	taskset -p 1 $$ > /dev/null || return 1
+	for ms in 1000 2000 4000 8000; do
+		r=$(migrated_round $ms) || { echo "# migrated_round $ms failed"; break; }
+		set -- $r
+		ktap_print_msg "pcpu:__x64_sys_nanosleep, 2 calls of $ms ms: woke on CPU" \
+			"${1:-?}, then ${2:-?}; $3 samples over 1.5 T, $4 missed"
+		[ "$1" = 0 ] && [ "$2" = 1 ] && break
+	done
+	taskset -p "$(printf %x $(((1 << $(nproc)) - 1)))" $$ > /dev/null
+	[ "$1" = 0 ] && [ "$2" = 1 ] && [ "$3" -eq 0 ] && [ "$4" -ge 2 ]
+}
+if [ "$(nproc)" -ge 2 ]; then
+	ktap_test_result "pcpu: a task's later call does not close its earlier call's start" \
+		check_migrated
+else
+	ktap_test_skip "pcpu: a task's later call does not close its earlier call's start (needs 2 CPUs)"
 fi
 
 # A refused command is in error_log, with a caret under the word at fault.
