@@ -12,6 +12,11 @@
  *   kstats_trace_pair.c     code between two points: kprobe and tracepoint ends
  *   kstats_trace_group.c    a group: fprobe:GLOB as NAME
  *   kstats_trace_record.h   the record path, inline in the handlers
+ *   kstats_trace_kunit.c    the KUnit suite, a module of its own
+ *
+ * kstats_trace_group.o is built where KSTATS_TRACE_GROUPS is 1 below: in
+ * the tree with CONFIG_FPROBE, and out of tree (Kbuild) where trace.h is
+ * found too.
  */
 #ifndef _KERNEL_TRACE_KSTATS_TRACE_H
 #define _KERNEL_TRACE_KSTATS_TRACE_H
@@ -22,6 +27,7 @@
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/types.h>
 
 /* Longest command line accepted by _control, and longest write. */
@@ -102,7 +108,7 @@ struct kstats_trace_point {
 	char mod[MODULE_NAME_LEN];	/* the module of @addr, or "" */
 	/*
 	 * The probe of an end of a pair: a kprobe at the code, or for a
-	 * tracepoint @tp, at its probe stub (see kstats_trace_tp_ours()).
+	 * tracepoint @tp, at its probe stub (see kstats_trace_pair.c).
 	 */
 	struct kprobe kp;
 	struct tracepoint *tp;
@@ -199,7 +205,7 @@ extern struct mutex kstats_trace_mutex;
 extern unsigned int kstats_trace_max_functions;
 size_t kstats_trace_metric_memory(unsigned int n, unsigned int bits);
 int kstats_trace_budget(struct kstats_trace *t, size_t size, const char *what);
-bool kstats_trace_mark_stuck(struct kstats_trace *t, int ret);
+bool kstats_trace_set_stuck(struct kstats_trace *t, int ret);
 
 /* kstats_trace_errlog.c */
 extern const struct file_operations kstats_trace_error_log_fops;
@@ -217,7 +223,7 @@ const char *kstats_trace_why(int ret);
 const char *kstats_trace_sym_mod(char *buf, unsigned long ip);
 int kstats_trace_addr(struct kstats_trace *t, struct kstats_trace_point *p);
 int kstats_trace_unique(const char *name, const struct kstats_trace_where *p);
-int kstats_trace_glob_funcs(struct kstats_trace *t, unsigned long **addrs,
+int kstats_trace_glob_funcs(struct kstats_trace *t, unsigned int max, unsigned long **addrs,
 			    unsigned int *nr);
 
 /* kstats_trace_func.c: trace FUNC, trace pcpu:FUNC, trace fprobe:FUNC */

@@ -40,6 +40,7 @@
 #include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -115,13 +116,16 @@ static const struct kstats_trace_mode_ops kstats_trace_mode_ops[] = {
 	},
 };
 
+static_assert(ARRAY_SIZE(kstats_trace_mode_ops) == KSTATS_TRACE_NR_MODES);
+
 /*
- * Keeps @t as stuck if its detach returned @ret, an error: it is not to
- * be freed, as a handler may still run. It stays listed as stuck with the
- * error, and this module is pinned, for the handlers' code, until a later
- * detach succeeds, which unpins it. Returns whether @t is stuck.
+ * Sets @t stuck, or not, by what its detach returned: after an error,
+ * @ret, it is not to be freed, as a handler may still run. It stays listed
+ * as stuck with the error, and this module is pinned, for the handlers'
+ * code, until a detach succeeds, which unpins it. Returns whether @t is
+ * stuck.
  */
-bool kstats_trace_mark_stuck(struct kstats_trace *t, int ret)
+bool kstats_trace_set_stuck(struct kstats_trace *t, int ret)
 {
 	if (ret) {
 		if (!t->stuck)
@@ -189,11 +193,11 @@ EXPORT_SYMBOL_IF_KUNIT(kstats_trace_detach_mode);
 
 /*
  * Detaches @t unless its module's going did; returns whether it is
- * detached (see kstats_trace_mark_stuck()).
+ * detached (see kstats_trace_set_stuck()).
  */
 static bool kstats_trace_detach(struct kstats_trace *t)
 {
-	return !kstats_trace_mark_stuck(t, t->gone[0] ? 0 : kstats_trace_detach_mode(t));
+	return !kstats_trace_set_stuck(t, t->gone[0] ? 0 : kstats_trace_detach_mode(t));
 }
 
 static void kstats_trace_free(struct kstats_trace *t)

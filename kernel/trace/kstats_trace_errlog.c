@@ -7,7 +7,6 @@
 
 #define pr_fmt(fmt) "kstats_trace: " fmt
 
-#include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/math64.h>
 #include <linux/mutex.h>

@@ -6,8 +6,6 @@
  * keeps the entry time in its per-call entry data (trace fprobe:FUNC).
  */
 
-#define pr_fmt(fmt) "kstats_trace: " fmt
-
 #include <linux/fprobe.h>
 #include <linux/kprobes.h>
 

@@ -25,6 +25,10 @@
 #include "kstats_trace.h"
 #include "kstats_trace_record.h"
 
+#if !KSTATS_TRACE_GROUPS
+#error "groups are built only where kstats_trace.h finds trace.h, with CONFIG_FPROBE"
+#endif
+
 /* The calls of a group's functions in flight at once, at most. */
 #define KSTATS_TRACE_GROUP_ACTIVE	4096
 
@@ -86,6 +90,7 @@ static void kstats_trace_grp_exit(struct fprobe *fp, unsigned long ip,
 }
 
 NOKPROBE_SYMBOL(kstats_trace_grp_exit);
+
 /*
  * Module text that is about to be freed: a module going, or the init code
  * of a module that is live. ftrace drops such functions from the filters
@@ -286,7 +291,7 @@ int kstats_trace_grp_attach(struct kstats_trace *t)
 	size_t entry;
 	int ret;
 
-	ret = kstats_trace_glob_funcs(t, &ips, &n);
+	ret = kstats_trace_glob_funcs(t, READ_ONCE(kstats_trace_max_functions), &ips, &n);
 	if (ret)
 		return ret;
 	/*
@@ -387,7 +392,7 @@ bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod,
 	kfree(ips);
 	/* None left, or no way to take these out: the whole group goes. */
 	if (!ips || ret || n == t->grp.nr_funcs - t->grp.nr_gone) {
-		if (kstats_trace_mark_stuck(t, unregister_fprobe(&t->fp)))
+		if (kstats_trace_set_stuck(t, unregister_fprobe(&t->fp)))
 			return false;
 		strscpy(t->gone, mod->name, sizeof(t->gone));
 	}

@@ -5,8 +5,6 @@
  * that the same CPU opened.
  */
 
-#define pr_fmt(fmt) "kstats_trace: " fmt
-
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
 #include <linux/string.h>

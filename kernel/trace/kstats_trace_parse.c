@@ -5,8 +5,6 @@
  * free is known when the command is carried out (kstats_trace_control.c).
  */
 
-#define pr_fmt(fmt) "kstats_trace: " fmt
-
 #include <kunit/visibility.h>
 #include <linux/ctype.h>
 #include <linux/kallsyms.h>

@@ -6,8 +6,6 @@
  * function's, need it.
  */
 
-#define pr_fmt(fmt) "kstats_trace: " fmt
-
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -132,12 +130,13 @@ static void kstats_trace_hash_put(struct ftrace_ops *ops)
  * group's glob, as ftrace calls the handlers with them: from the hash of
  * a filter made for that and dropped after, so that only the functions
  * ftrace can trace are in it, in address order. Those of kstats are left
- * out, and those whose code is about to be freed.
+ * out, and those whose code is about to be freed; more than @max (the
+ * max_functions of groups) are refused.
  */
-int kstats_trace_glob_funcs(struct kstats_trace *t, unsigned long **addrs,
+int kstats_trace_glob_funcs(struct kstats_trace *t, unsigned int max, unsigned long **addrs,
 			    unsigned int *nr)
 {
-	unsigned int n = 0, max = READ_ONCE(kstats_trace_max_functions);
+	unsigned int n = 0;
 	char name[KSYM_SYMBOL_LEN];
 	struct ftrace_func_entry *e;
 	struct ftrace_hash *hash;
