@@ -73,6 +73,31 @@ argument is NULL, those made for the event's own probe.
 
 No user of the stub other than fprobe_events registers it before this
 series, so no released kernel is affected."
+"kprobes: Disarm a kprobe on ftrace when its filter cannot shrink||patches/03-kprobes-ftrace-disarm.patch|__disarm_kprobe_ftrace() takes the probe's address out of the ftrace
+filter of kprobes with ftrace_set_filter_ip(), which allocates a new
+hash. When that fails (-ENOMEM), it WARNs and returns the error after
+it has already dropped the count of armed probes (and unregistered the
+ftrace_ops if it was the last). __disable_kprobe() then re-enables the
+probe, __unregister_kprobe_top() fails, and unregister_kprobe(), which
+returns void, clears kp->addr and leaves the probe in kprobe_table. Its
+owner frees it: with another kprobe on ftrace still armed, the next call
+of the function runs the freed probe's handler (for a kretprobe, with a
+rethook that unregister_kretprobe() has freed too); with none, the next
+register_kprobe() at that address, kprobes_module_callback() on a module
+load, or a read of debug/kprobes/list walks the freed entry. A retry of
+the unregistration decrements the count once more.
+
+Seen on a KASAN kernel removing kprobes with fail-nth: "Failed to disarm
+kprobe-ftrace", then slab-use-after-free in get_kprobe().
+
+The address staying in the filter is harmless: kprobe_ftrace_handler()
+returns when no enabled kprobe is at the address, and adding the address
+again later finds it there. So leave it, say so once, and carry on with
+the disarm, which then always succeeds once the ftrace_ops is off. The
+cost is a call of the handler per hit of that function while the
+ftrace_ops of kprobes is registered (and, for the ops of probes with a
+post handler, which modifies the IP, another IPMODIFY user of that
+function is refused meanwhile), rather than a use-after-free."
 "tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace_control.c kernel/trace/kstats_trace_errlog.c kernel/trace/kstats_trace_parse.c kernel/trace/kstats_trace_sym.c kernel/trace/kstats_trace_func.c kernel/trace/kstats_trace_pair.c kernel/trace/kstats_trace_group.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_record.h kernel/trace/kstats_trace_kunit.c|patches/04-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
 /sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
 function from entry to return with a kretprobe, a kretprobe keeping the
@@ -249,11 +274,14 @@ error_log; bounded percentiles, compare, merge and OpenMetrics output in
 the tool; KUnit suites, kselftests, and a benchmark module that handles
 the traps of microbenchmarks.
 
-Patch 3 changes existing code. kstats attaches to a tracepoint as
-fprobe_events does, through the tracepoint's probe stub (a probe of the
-tracepoint's own type, for kCFI) with its own data, and fprobe_events'
-t: events would count each hit once more per such probe; patch 3 makes
-them act only on the calls made for their own probe.
+Patches 3 and 4 change existing code. kstats attaches to a tracepoint
+as fprobe_events does, through the tracepoint's probe stub (a probe of
+the tracepoint's own type, for kCFI) with its own data, and
+fprobe_events' t: events would count each hit once more per such probe;
+patch 3 makes them act only on the calls made for their own probe.
+Patch 4 fixes a use-after-free of kprobes that kstats' fault-injection
+tests found: a kprobe on ftrace whose disarm cannot allocate ftrace's new
+filter stays in kprobe_table, registered, while its owner frees it.
 
 Tested on x86_64 (qemu, the test kernel with KASAN, lockdep and kmemleak,
 and Debian's own 6.12 and 6.1 kernels, out of tree) and UML with the
