@@ -181,6 +181,12 @@ struct kstats_trace {
 	size_t memory;			/* of the metrics, counted in the budget */
 	struct kstats_trace_group grp;	/* a group's functions */
 	int stuck;			/* the error of a detach that failed */
+	/*
+	 * kprobes kept a kprobe of @t in its table when it was unregistered
+	 * (a kprobe on ftrace that could not be disarmed, on a kernel whose
+	 * kprobes still do so): @t is never unregistered again, nor freed.
+	 */
+	bool kept;
 	union {
 		struct kretprobe krp;
 		struct fprobe fp;
@@ -235,6 +241,7 @@ int kstats_trace_fp_detach(struct kstats_trace *t);
 unsigned long kstats_trace_fp_missed(struct kstats_trace *t);
 
 /* kstats_trace_pair.c: trace NAME start POINT end POINT */
+void kstats_trace_kp_unregister(struct kstats_trace *t, struct kprobe *kp);
 int kstats_trace_pair_attach(struct kstats_trace *t);
 int kstats_trace_pair_detach(struct kstats_trace *t);
 unsigned long kstats_trace_pair_missed(struct kstats_trace *t);

@@ -192,12 +192,48 @@ VISIBLE_IF_KUNIT int kstats_trace_detach_mode(struct kstats_trace *t)
 EXPORT_SYMBOL_IF_KUNIT(kstats_trace_detach_mode);
 
 /*
+ * Whether kprobes kept a kprobe of @t that it was asked to unregister:
+ * unregister_kprobe() and unregister_kretprobe() return nothing, and
+ * clear the probe's address when they leave it in kprobes' table (a
+ * kprobe on ftrace that could not be disarmed for want of memory, on
+ * kernels before kprobes disarmed it all the same).
+ */
+static bool kstats_trace_kprobes_kept(struct kstats_trace *t)
+{
+	switch (t->mode) {
+	case KSTATS_TRACE_KRETPROBE:
+	case KSTATS_TRACE_PCPU:
+		t->kept |= !t->krp.kp.addr;
+		break;
+	case KSTATS_TRACE_PAIR:
+		t->kept |= !t->start.kp.addr || !t->end.kp.addr;
+		break;
+	default:
+		break;
+	}
+	return t->kept;
+}
+
+/*
  * Detaches @t unless its module's going did; returns whether it is
- * detached (see kstats_trace_set_stuck()).
+ * detached (see kstats_trace_set_stuck()). A trace whose kprobe kprobes
+ * kept is never detached again: a second unregistration would free its
+ * kretprobe's rethook once more, or count the probe out twice.
  */
 static bool kstats_trace_detach(struct kstats_trace *t)
 {
-	return !kstats_trace_set_stuck(t, t->gone[0] ? 0 : kstats_trace_detach_mode(t));
+	int ret = 0;
+
+	if (t->kept)
+		ret = -ENOMEM;
+	else if (!t->gone[0])
+		ret = kstats_trace_detach_mode(t);
+	if (!ret && kstats_trace_kprobes_kept(t)) {
+		pr_warn("%s: kprobes kept its kprobe, which it could not disarm: the trace stays, listed as stuck, and kstats_trace stays loaded\n",
+			t->name);
+		ret = -ENOMEM;
+	}
+	return !kstats_trace_set_stuck(t, ret);
 }
 
 static void kstats_trace_free(struct kstats_trace *t)
@@ -403,6 +439,14 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 
 attach:
 	ret = kstats_trace_mode_ops[t->mode].attach(t);
+	if (ret && t->kept) {
+		/* Undone, but kprobes kept a probe of it: never freed. */
+		kstats_trace_err(t->name, "%s: kprobes kept a kprobe of the failed attach, which it could not disarm: the trace stays, listed as stuck",
+				 t->name);
+		kstats_trace_set_stuck(t, ret);
+		list_add_tail(&t->node, &kstats_trace_list);
+		return ret;
+	}
 	if (ret)
 		goto fail;
 	kstats_trace_point_mod(&t->start);
@@ -425,8 +469,12 @@ static int kstats_trace_remove(const char *name)
 		return -ENOENT;
 	}
 	if (!kstats_trace_detach(t)) {
-		kstats_trace_err(name, "remove %s: cannot be detached: %d; it stays, listed as stuck, with kstats_trace pinned, until a remove detaches it",
-				 name, t->stuck);
+		if (t->kept)
+			kstats_trace_err(name, "remove %s: kprobes kept its kprobe, which it could not disarm: it stays, listed as stuck, never freed, with kstats_trace pinned",
+					 name);
+		else
+			kstats_trace_err(name, "remove %s: cannot be detached: %d; it stays, listed as stuck, with kstats_trace pinned, until a remove detaches it",
+					 name, t->stuck);
 		return -EBUSY;
 	}
 	list_del(&t->node);
@@ -637,7 +685,7 @@ static const char kstats_trace_usage[] =
 	"# Each trace is listed here, as\n"
 	"# name NAME mode MODE start POINT end POINT bits N samples N missed N\n"
 	"#     memory BYTES [gap GAP-NAME] [pid N] [cgroup PATH] [gone MODULE]\n"
-	"#     [stuck ERRNO]\n"
+	"#     [stuck ERRNO [kept]]\n"
 	"# name NAME mode group glob GLOB functions N bits N samples N missed N\n"
 	"#     memory BYTES [pid N] [cgroup PATH] [gone MODULE,...] [stuck ERRNO]\n"
 	"# and timed into kstats/NAME and, with gap, kstats/GAP-NAME; see\n"
@@ -700,7 +748,7 @@ static int kstats_trace_show(struct seq_file *m, void *v)
 		if (t->gone[0])
 			seq_printf(m, " gone %s", t->gone);
 		if (t->stuck)
-			seq_printf(m, " stuck %d", t->stuck);
+			seq_printf(m, " stuck %d%s", t->stuck, t->kept ? " kept" : "");
 		seq_putc(m, '\n');
 	}
 	mutex_unlock(&kstats_trace_mutex);

@@ -13,6 +13,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kstats.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/limits.h>
 #include <linux/module.h>
@@ -843,6 +844,102 @@ static void kstats_trace_test_stuck(struct kunit *test)
 	kstats_kunit_close(ctl);
 }
 
+/* The trace whose kprobe kstats_trace_test_keep() kept, and its address. */
+static struct kstats_trace *kstats_trace_test_kept;
+static kprobe_opcode_t *kstats_trace_test_kept_addr;
+static unsigned int kstats_trace_test_keeps;
+
+/*
+ * kprobes keeping a kprobe that they were asked to unregister, as they
+ * did when they could not disarm a kprobe on ftrace: its address cleared.
+ * The kretprobe is unregistered for real here, so that a kstats that
+ * freed the trace would leave no handler behind. Once the trace is kept,
+ * a detach is a no-op that succeeds.
+ */
+static int kstats_trace_test_keep(struct kstats_trace *t)
+{
+	if (kstats_trace_test_kept)
+		return 0;
+	kstats_trace_test_keeps++;
+	unregister_kretprobe(&t->krp);
+	kstats_trace_test_kept = t;
+	kstats_trace_test_kept_addr = t->krp.kp.addr;
+	t->krp.kp.addr = NULL;
+	return 0;
+}
+
+/*
+ * The kept trace goes once the test is done: let go (as kprobes never
+ * would) and removed, while the stub still makes its detach a no-op. Only
+ * if _control still lists it: a kstats that freed it would have left
+ * kstats_trace_test_kept pointing to freed memory.
+ */
+static void kstats_trace_test_unkeep(void *data)
+{
+	struct kunit *test = data;
+	struct kstats_trace *t = kstats_trace_test_kept;
+
+	if (t && strstr(kstats_trace_test_file(test, "_control"), "name kstrace_test_fn ")) {
+		t->kept = false;
+		t->krp.kp.addr = kstats_trace_test_kept_addr;
+		kstats_trace_test_exec("remove kstrace_test_fn");
+	}
+	kstats_trace_test_kept = NULL;
+}
+
+/*
+ * A trace whose kprobe kprobes kept in their table when it was
+ * unregistered (kp.addr cleared): kprobes may still run it, so it is never
+ * freed, and never unregistered again (a second unregister_kretprobe()
+ * would free its rethook twice). remove says EBUSY each time without
+ * another detach, _control lists it as "stuck -12 kept", and kstats_trace
+ * is pinned once.
+ */
+static void kstats_trace_test_kept_probe(struct kunit *test)
+{
+	const char *fn = "kstrace_test_fn";
+	struct module *mod;
+	struct file *ctl;
+	unsigned int i;
+	int refs;
+	char *text;
+
+	ctl = kstats_kunit_open("_control", O_RDONLY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctl));
+	mod = ctl->f_op->owner;
+	kstats_kunit_close(ctl);
+	refs = kstats_trace_test_refs(mod);
+	kstats_trace_test_kept = NULL;
+	kstats_trace_test_keeps = 0;
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn"), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kstats_trace_test_unstick, NULL), 0);
+	kunit_activate_static_stub(test, kstats_trace_detach_mode, kstats_trace_test_keep);
+	/* Run before the stub goes (actions run last added first). */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kstats_trace_test_unkeep, test), 0);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_keeps, 1);
+	if (refs >= 0)
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_refs(mod), refs + 1);
+	text = kstats_trace_test_file(test, "_control");
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "name kstrace_test_fn mode kretprobe "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, " stuck -12 kept\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_file(test, "error_log"),
+					   "remove kstrace_test_fn: kprobes kept its kprobe"));
+	/* Unregistered for real by the stub: no call counts now. */
+	for (i = 0; i < 5; i++)
+		kstrace_test_fn(i);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, fn), 0);
+
+	kunit_release_action(test, kstats_trace_test_unkeep, test);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, fn), -1);
+	if (refs >= 0)
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_refs(mod), refs);
+	ctl = kstats_kunit_open("error_log", O_WRONLY | O_TRUNC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctl));
+	kstats_kunit_close(ctl);
+}
+
 static int kstats_trace_test_locked(void)
 {
 	return -EPERM;
@@ -901,6 +998,7 @@ static struct kunit_case kstats_trace_test_cases[] = {
 	KUNIT_CASE(kstats_trace_test_elapsed),
 	KUNIT_CASE(kstats_trace_test_group),
 	KUNIT_CASE(kstats_trace_test_stuck),
+	KUNIT_CASE(kstats_trace_test_kept_probe),
 	KUNIT_CASE(kstats_trace_test_lockdown),
 	{}
 };

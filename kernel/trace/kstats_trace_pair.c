@@ -120,6 +120,18 @@ static int kstats_trace_stub_addr(struct kstats_trace *t, struct kstats_trace_po
 	return 0;
 }
 
+/*
+ * Unregisters @kp, a kprobe of @t, and notes when kprobes kept it: its
+ * address cleared, the kprobe left in kprobes' table (see struct
+ * kstats_trace), @t then not to be freed.
+ */
+void kstats_trace_kp_unregister(struct kstats_trace *t, struct kprobe *kp)
+{
+	unregister_kprobe(kp);
+	if (!kp->addr)
+		t->kept = true;
+}
+
 /* One end of a pair: a kprobe, or a tracepoint of the kernel proper. */
 static int kstats_trace_point_attach(struct kstats_trace *t,
 				     struct kstats_trace_point *p, bool start)
@@ -148,7 +160,7 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 		}
 		ret = tracepoint_probe_register(lookup.tp, lookup.tp->probestub, p);
 		if (ret) {
-			unregister_kprobe(&p->kp);
+			kstats_trace_kp_unregister(t, &p->kp);
 			kstats_trace_err(p->sym, "%s: cannot attach to tracepoint %s: %d",
 					 t->name, p->sym, ret);
 			return ret;
@@ -188,7 +200,7 @@ int kstats_trace_pair_attach(struct kstats_trace *t)
 	ret = kstats_trace_point_attach(t, &t->end, false);
 	if (ret) {
 		kstats_trace_tp_detach(&t->start);
-		unregister_kprobe(&t->start.kp);
+		kstats_trace_kp_unregister(t, &t->start.kp);
 		tracepoint_synchronize_unregister();
 	}
 	return ret;

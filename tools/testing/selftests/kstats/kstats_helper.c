@@ -38,6 +38,9 @@
  * With KSTATS_MAKE_IT_FAIL=1 in the environment, write and read turn on
  * fault injection for their task (/proc/self/make-it-fail) once FILE is
  * open: only the kernel's handling of the write or read is made to fail.
+ * With KSTATS_FAIL_NTH=N, write makes the Nth fault injection point of
+ * its write() fail (/proc/self/fail-nth), and says after its result
+ * whether that point was reached: "OK injected", "EBUSY not"...
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -123,6 +126,44 @@ static void make_it_fail(void)
 	close(fd);
 }
 
+/*
+ * With KSTATS_FAIL_NTH=N: the Nth fault injection point that the write
+ * reaches fails (/proc/self/fail-nth, set once FILE is open). Returns the
+ * open /proc/self/fail-nth, or -1 when not asked.
+ */
+static int fail_nth_start(void)
+{
+	const char *env = getenv("KSTATS_FAIL_NTH");
+	int fd;
+
+	if (!env)
+		return -1;
+	fd = open("/proc/self/fail-nth", O_RDWR);
+	if (fd < 0 || write(fd, env, strlen(env)) != (ssize_t)strlen(env)) {
+		perror("fail-nth");
+		exit(1);
+	}
+	return fd;
+}
+
+/* " injected" if the Nth point was reached (fail-nth reads 0), or " not". */
+static const char *fail_nth_end(int fd)
+{
+	char buf[32] = "";
+	ssize_t n;
+
+	if (fd < 0)
+		return "";
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	/* Not reached: no later system call of this task may fail. */
+	if (pwrite(fd, "0", 1, 0) != 1) {
+		perror("fail-nth");
+		exit(1);
+	}
+	close(fd);
+	return n > 0 && atoi(buf) == 0 ? " injected" : " not";
+}
+
 int main(int argc, char **argv)
 {
 	long i, n;
@@ -174,10 +215,11 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		return show_help();
 	if (!strcmp(argv[1], "write")) {
+		const char *injected;
+		int fd, nth, err;
 		char *buf;
 		size_t len;
 		ssize_t ret;
-		int fd;
 
 		if (argc != 4)
 			return show_help();
@@ -191,11 +233,16 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		make_it_fail();
+		nth = fail_nth_start();
 		ret = write(fd, buf, len);
+		err = errno;
+		injected = fail_nth_end(nth);
 		if (ret < 0)
-			printf("%s\n", strerrorname_np(errno));
+			printf("%s%s\n", strerrorname_np(err), injected);
+		else if (ret == (ssize_t)len)
+			printf("OK%s\n", injected);
 		else
-			printf(ret == (ssize_t)len ? "OK\n" : "SHORT %zd\n", ret);
+			printf("SHORT %zd%s\n", ret, injected);
 		close(fd);
 		free(buf);
 		return 0;

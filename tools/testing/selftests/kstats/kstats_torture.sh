@@ -48,7 +48,7 @@ if [ ! -x "$H" ] || [ ! -x "$FZ" ]; then
 fi
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
-ktap_set_plan 8
+ktap_set_plan 9
 # Reports are checked from here on ($$: this run's marks, not another's).
 BEGIN_MARK="kstats_torture $$: begin"
 ks_mark "$BEGIN_MARK"
@@ -288,6 +288,79 @@ if [ -e "$DEBUGFS/failslab/probability" ] && [ -e "$DEBUGFS/fail_page_alloc/prob
 	rmmod kstats_bench 2>/dev/null
 else
 	ktap_test_skip "fault injection: no failslab/fail_page_alloc in debugfs"
+fi
+
+# -- remove with its Nth allocation failed ------------------------------------
+# Every form's remove, with the Nth fault injection point of its write
+# failing (/proc/self/fail-nth; failslab and fail_page_alloc with
+# ignore-gfp-wait off), N from 1 until the remove no longer reaches the
+# Nth: each time the trace is gone, or is still listed (refused before its
+# detach, or stuck) and goes with a remove without injection. Each form
+# alone on its function, and beside another kprobe there (a pair's start
+# on $F+0): kprobes' disarm of a kprobe on ftrace needs a new ftrace
+# filter, and kprobes kept such a kprobe, which kstats freed, when that
+# allocation failed (a WARN, then KASAN's use-after-free with the other
+# kprobe there). The function is called and kprobes' list read after
+# each remove; no kernel report may follow.
+ktap_print_msg "$(date +%T) remove with its Nth allocation failed"
+RN_FORMS="trace $F|trace pcpu:$F|trace fprobe:$F|trace rn start __x64_sys_getpid end $F"
+RN_FORMS="$RN_FORMS|trace rn start tp:softirq_entry end tp:softirq_exit"
+RN_FORMS="$RN_FORMS|trace fprobe:__x64_sys_getp*id as rn"
+# rn_form CMD: the sweep of CMD's remove; prints the points it reached.
+rn_form() {
+	name=$(echo "$1" | awk '{ n = $2; sub(/^[a-z]*:/, "", n); print ($3 == "as" ? $4 : ($3 == "start" ? $2 : n)) }')
+	n=1
+	while [ $n -le 200 ]; do
+		grep -q "^name $name " "$CTL" || ctl "$1" || { echo "# $1: fails"; return 1; }
+		r=$(KSTATS_FAIL_NTH=$n "$H" write "$CTL" "remove $name")
+		"$H" getppid 20 > /dev/null
+		cat "$DEBUGFS/kprobes/list" > /dev/null 2>&1
+		if grep -q "^name $name .* kept" "$CTL"; then
+			echo "# $1: remove with fault $n: kprobes kept its kprobe ($r)"
+			return 1
+		fi
+		if grep -q "^name $name " "$CTL"; then
+			case $r in
+			OK*) echo "# $1: remove with fault $n said OK, but it is listed"; return 1 ;;
+			esac
+			ctl "remove $name" || { echo "# $1: cannot be removed after fault $n"; return 1; }
+		fi
+		case $r in
+		*" not") echo "$((n - 1))"; return 0 ;;
+		esac
+		n=$((n + 1))
+	done
+	echo "# $1: remove still reaches its fault at $n"
+	return 1
+}
+remove_nth() {
+	rc=0
+	ks_expect_begin "remove nth (kstats_torture $$)"
+	inject 0
+	# Alone; beside kprobes on ftrace elsewhere, which keep kprobes'
+	# ftrace_ops registered; beside another kprobe on $F itself.
+	for other in "" "trace rnother start __x64_sys_getuid end __x64_sys_getgid" \
+		     "trace rnother start $F end __x64_sys_getgid"; do
+		if [ -n "$other" ]; then
+			ctl "$other" || { echo "# $other: fails"; rc=1; break; }
+		fi
+		echo "$RN_FORMS" | tr '|' '\n' > "$T/rn"
+		while read -r cmd; do
+			p=$(rn_form "$cmd" < /dev/null) || { echo "$p"; rc=1; continue; }
+			echo "# ${other:+beside '$other': }$cmd: gone or refused cleanly at each of the $p fault points of its remove"
+		done < "$T/rn"
+		if [ -n "$other" ]; then
+			ctl "remove rnother" || rc=1
+		fi
+	done
+	ks_expect_end
+	reported_since "expect begin: remove nth (kstats_torture $$)" "$BUG_RE" && rc=1
+	return $rc
+}
+if [ -e "/proc/self/fail-nth" ] && [ -e "$DEBUGFS/failslab/probability" ]; then
+	ktap_test_result "remove with its Nth allocation failed: gone or refused, no report" remove_nth
+else
+	ktap_test_skip "remove with its Nth allocation failed: no /proc/self/fail-nth"
 fi
 
 # -- remove under load ---------------------------------------------------------
