@@ -37,6 +37,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
+#include <linux/overflow.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
@@ -60,7 +61,30 @@ MODULE_PARM_DESC(max_functions,
 		 "Most functions a group (trace fprobe:GLOB as NAME) may time (default 1000)");
 
 static unsigned long max_memory_mb = 256;
-module_param(max_memory_mb, ulong, 0644);
+
+/* max_memory_mb, refused when it is more bytes than a size_t holds. */
+static int kstats_trace_set_max_memory(const char *val, const struct kernel_param *kp)
+{
+	unsigned long mb;
+	int ret;
+
+	ret = kstrtoul(val, 0, &mb);
+	if (ret)
+		return ret;
+	if (mb > SIZE_MAX >> 20) {
+		pr_warn("max_memory_mb %lu: at most %zu\n", mb, SIZE_MAX >> 20);
+		return -ERANGE;
+	}
+	*(unsigned long *)kp->arg = mb;
+	return 0;
+}
+
+static const struct kernel_param_ops kstats_trace_max_memory_ops = {
+	.set = kstats_trace_set_max_memory,
+	.get = param_get_ulong,
+};
+
+module_param_cb(max_memory_mb, &kstats_trace_max_memory_ops, &max_memory_mb, 0644);
 MODULE_PARM_DESC(max_memory_mb,
 		 "Most memory, in MiB, that all traces together may take (default 256)");
 
@@ -139,11 +163,19 @@ bool kstats_trace_set_stuck(struct kstats_trace *t, int ret)
 	return false;
 }
 
-/* The memory of @n metrics of @bits, on every possible CPU. */
+/*
+ * The memory of @n metrics of @bits, on every possible CPU; SIZE_MAX, more
+ * than any budget, when that is more than a size_t holds (on 32 bits).
+ */
 size_t kstats_trace_metric_memory(unsigned int n, unsigned int bits)
 {
-	return (size_t)n * kstats_nr_slots(bits) * sizeof(struct kstats_slot) *
-	       num_possible_cpus();
+	size_t size = sizeof(struct kstats_slot);
+
+	if (check_mul_overflow(size, (size_t)kstats_nr_slots(bits), &size) ||
+	    check_mul_overflow(size, (size_t)n, &size) ||
+	    check_mul_overflow(size, (size_t)num_possible_cpus(), &size))
+		return SIZE_MAX;
+	return size;
 }
 
 /*
@@ -153,7 +185,7 @@ size_t kstats_trace_metric_memory(unsigned int n, unsigned int bits)
 int kstats_trace_budget(struct kstats_trace *t, size_t size, const char *what)
 {
 	unsigned long mb = READ_ONCE(max_memory_mb);
-	u64 max = (u64)mb << 20;
+	size_t max = (size_t)mb << 20;
 
 	lockdep_assert_held(&kstats_trace_mutex);
 	if (size > max || kstats_trace_memory > max - size) {
@@ -392,7 +424,6 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 		return -ENOMEM;
 	t->mode = cmd->mode;
 	t->bits = cmd->bits;
-	atomic_long_set(&t->missed, 0);
 	t->name = kstrdup(cmd->name, GFP_KERNEL);
 	/* Copies: the symbols stay in use while the probes are registered. */
 	kstats_trace_point_init(&t->start, &cmd->start);
@@ -652,8 +683,12 @@ static ssize_t kstats_trace_write(struct file *file, const char __user *ubuf,
 
 static unsigned long kstats_trace_missed(struct kstats_trace *t)
 {
-	return atomic_long_read(&t->missed) +
-	       kstats_trace_mode_ops[t->mode].missed(t);
+	unsigned long missed = kstats_trace_mode_ops[t->mode].missed(t);
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		missed += per_cpu_ptr(t->cpu, cpu)->missed;
+	return missed;
 }
 
 /* A point as a command gives it, MODULE:SYM for a module's code, and @tail. */

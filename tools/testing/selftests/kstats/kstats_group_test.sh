@@ -185,6 +185,18 @@ check_refusals() {
 	echo 0 > $PARAMS/max_memory_mb
 	refused ENOMEM "the group would take [0-9]* KiB" "trace fprobe:$GLOB as g" || ok=0
 	refused ENOMEM "the trace would take [0-9]* KiB" "trace __x64_sys_getppid" || ok=0
+	# A budget of more bytes than a size_t holds (2^44 MiB on 64 bits) is
+	# refused, and the budget stays; the largest one taken does not wrap.
+	r=$("$HELPER" write $PARAMS/max_memory_mb 17592186044416)
+	[ "$r" = ERANGE ] && [ "$(cat $PARAMS/max_memory_mb)" = 0 ] ||
+		{ echo "# max_memory_mb 2^44: $r, then $(cat $PARAMS/max_memory_mb)"; ok=0; }
+	echo 17592186044415 > $PARAMS/max_memory_mb
+	if [ "$(ctl "trace __x64_sys_getppid")" = OK ]; then
+		[ "$(ctl "remove __x64_sys_getppid")" = OK ] || ok=0
+	else
+		echo "# max_memory_mb 2^44 - 1: trace __x64_sys_getppid refused"
+		ok=0
+	fi
 	echo "$old" > $PARAMS/max_memory_mb
 	if [ "$(ctl "trace fprobe:__x64_sys_getppid")" = OK ]; then
 		refused EEXIST "cannot create the group" \
