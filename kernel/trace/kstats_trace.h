@@ -21,7 +21,6 @@
 #ifndef _KERNEL_TRACE_KSTATS_TRACE_H
 #define _KERNEL_TRACE_KSTATS_TRACE_H
 
-#include <linux/atomic.h>
 #include <linux/errno.h>
 #include <linux/fprobe.h>
 #include <linux/kprobes.h>
@@ -155,6 +154,11 @@ struct kstats_trace_cpu {
 	 * another CPU.
 	 */
 	u64 migrations;
+	/*
+	 * Ends without a start, lost starts, times that went back, counted
+	 * on the CPU that saw them, summed when read.
+	 */
+	unsigned long missed;
 };
 
 struct kstats_trace {
@@ -164,7 +168,6 @@ struct kstats_trace {
 	struct kstats *ks;		/* a group: the group of metrics */
 	struct kstats *gap;		/* return to next call; not for pairs */
 	struct kstats_trace_cpu __percpu *cpu;
-	atomic_long_t missed;		/* ends without a start, lost starts */
 	char *name;
 	/* The function (entry/return forms), or the two ends of a pair. */
 	struct kstats_trace_point start, end;

@@ -70,7 +70,7 @@ static int kstats_trace_grp_entry(struct fprobe *fp, unsigned long ip,
 	call->func = kstats_trace_func_find(t, ip);
 	/* Not one of the group's: cannot be, as ftrace calls only those. */
 	if (unlikely(!call->func)) {
-		atomic_long_inc(&t->missed);
+		this_cpu_inc(t->cpu->missed);
 		return 1;
 	}
 	call->start = kstats_trace_now();

@@ -75,7 +75,7 @@ static __always_inline void kstats_trace_record_in(struct kstats_trace *t, struc
 	if (kstats_trace_elapsed(start, now, &ns))
 		kstats_record(ks, ns);
 	else
-		atomic_long_inc(&t->missed);
+		this_cpu_inc(t->cpu->missed);
 }
 
 static __always_inline void kstats_trace_record(struct kstats_trace *t, u64 start, u64 now)
@@ -89,7 +89,7 @@ static __always_inline void kstats_trace_open(struct kstats_trace *t, u64 now)
 	this_cpu_write(t->cpu->migrations, current->se.nr_migrations);
 	/* A start that overwrites an open one loses that one. */
 	if (this_cpu_xchg(t->cpu->start, now))
-		atomic_long_inc(&t->missed);
+		this_cpu_inc(t->cpu->missed);
 }
 
 /*
@@ -105,14 +105,14 @@ static __always_inline void kstats_trace_close(struct kstats_trace *t, u64 now)
 	u64 start;
 
 	if (this_cpu_read(t->cpu->owner) != current) {
-		atomic_long_inc(&t->missed);
+		this_cpu_inc(t->cpu->missed);
 		return;
 	}
 	start = this_cpu_xchg(t->cpu->start, 0);
 	if (start && this_cpu_read(t->cpu->migrations) == current->se.nr_migrations)
 		kstats_trace_record(t, start, now);
 	else
-		atomic_long_inc(&t->missed);
+		this_cpu_inc(t->cpu->missed);
 }
 
 /* A call: the gap since the last return, if asked, and the entry time kept. */
