@@ -13,6 +13,7 @@
 
 #define pr_fmt(fmt) "kstats: " fmt
 
+#include <linux/cpu.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/export.h>
@@ -25,6 +26,7 @@
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/uio.h>
 
@@ -287,26 +289,51 @@ out:
 	return ret;
 }
 
+/* One chunk of a metric's counters, cleared on each CPU by kstats_reset(). */
+struct kstats_reset_chunk {
+	struct kstats *ks;
+	unsigned int i, n;
+};
+
+static void kstats_reset_local(void *arg)
+{
+	const struct kstats_reset_chunk *c = arg;
+
+	memset(this_cpu_ptr(c->ks->chunk[c->i]), 0, c->n * sizeof(struct kstats_slot));
+}
+
+/*
+ * Each CPU's counters are cleared on that CPU, a chunk at a time in an
+ * IPI: kstats_record()'s this_cpu operations there are atomic with
+ * respect to it (one instruction on x86, interrupts off for the generic
+ * ones), whether the recorder runs with preemption on or off, in an
+ * interrupt or in an NMI. A memset() from another CPU could be overwritten
+ * by an increment's store of the count it had read before, putting the
+ * whole count back. An offline CPU records nothing while cpus_read_lock()
+ * is held: its counters are cleared from here. A sample recorded on a CPU
+ * while its counters are cleared may be kept in part (a count without its
+ * sum, or the other way round); the means stay within their slots (see
+ * kstats_slot_avg()).
+ */
 static void kstats_reset(struct kstats *ks)
 {
-	unsigned int i;
+	struct kstats_reset_chunk c = { .ks = ks };
 	int cpu;
 
-	/*
-	 * Not atomic with respect to recording: a sample added on another CPU
-	 * while its counters are cleared may be kept in part. The means stay
-	 * within their slots (see kstats_slot_avg()).
-	 */
+	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
-		for (i = 0; i < ks->nr_chunks; i++) {
-			unsigned int n = min_t(unsigned int, KSTATS_CHUNK_SLOTS,
-					       ks->nr_slots - i * KSTATS_CHUNK_SLOTS);
-
-			memset(per_cpu_ptr(ks->chunk[i], cpu), 0,
-			       n * sizeof(struct kstats_slot));
+		for (c.i = 0; c.i < ks->nr_chunks; c.i++) {
+			c.n = min_t(unsigned int, KSTATS_CHUNK_SLOTS,
+				    ks->nr_slots - c.i * KSTATS_CHUNK_SLOTS);
+			if (cpu_online(cpu))
+				smp_call_function_single(cpu, kstats_reset_local, &c, 1);
+			else
+				memset(per_cpu_ptr(ks->chunk[c.i], cpu), 0,
+				       c.n * sizeof(struct kstats_slot));
 		}
 		cond_resched();
 	}
+	cpus_read_unlock();
 }
 
 static ssize_t kstats_write_iter(struct kiocb *iocb, struct iov_iter *from)

@@ -10,6 +10,8 @@
 #include <linux/cpu.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
 #include <linux/kstats.h>
 #include <linux/mount.h>
 #include <linux/prandom.h>
@@ -709,6 +711,88 @@ static void kstats_test_edges_all_cpus(struct kunit *test)
 	}
 }
 
+/* A recorder of kstats_test_reset_all_cpus(), on one CPU. */
+struct kstats_test_recorder {
+	struct kstats *ks;
+	struct task_struct *task;
+	atomic_long_t recorded;		/* after each record */
+};
+
+static int kstats_test_record_loop(void *arg)
+{
+	struct kstats_test_recorder *r = arg;
+
+	while (!kthread_should_stop()) {
+		kstats_record(r->ks, 100);
+		atomic_long_inc(&r->recorded);
+		cond_resched();
+	}
+	return 0;
+}
+
+static long kstats_test_recorded(struct kstats_test_recorder *r, unsigned int n)
+{
+	long sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		sum += atomic_long_read(&r[i].recorded);
+	return sum;
+}
+
+/*
+ * Resets while every CPU records: after the last reset, once recording
+ * has stopped, the metric holds no more samples than were recorded after
+ * that reset began. A clear of a CPU's counters from another CPU could
+ * lose the reset, an increment there storing back the count it had read
+ * before it (a real race on hardware; the test's TCG, which runs one
+ * instruction of one CPU at a time, cannot show it).
+ */
+static void kstats_test_reset_all_cpus(struct kunit *test)
+{
+	struct kstats *ks = kstats_test_new(test, "kunit_reset", 3);
+	struct kstats_test_recorder *r;
+	unsigned int i, n = 0, round;
+	long before, after, want;
+	u64 total;
+	int cpu;
+
+	r = kunit_kcalloc(test, nr_cpu_ids, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		r[n].ks = ks;
+		r[n].task = kthread_create_on_cpu(kstats_test_record_loop, &r[n], cpu,
+						  "kstats_test/%u");
+		if (IS_ERR(r[n].task))
+			break;
+		wake_up_process(r[n++].task);
+	}
+	cpus_read_unlock();
+	KUNIT_EXPECT_EQ(test, n, num_online_cpus());
+	for (round = 0; round < 50 && n; round++) {
+		/* Samples recorded before each reset (a minute at most). */
+		unsigned long timeout = jiffies + 60 * HZ;
+
+		want = kstats_test_recorded(r, n) + 100 * n;
+		while (kstats_test_recorded(r, n) < want && time_before(jiffies, timeout))
+			cond_resched();
+		KUNIT_EXPECT_GE(test, kstats_test_recorded(r, n), want);
+		KUNIT_EXPECT_EQ(test, kstats_test_write(test, "kunit_reset", "reset"), 5);
+	}
+	before = kstats_test_recorded(r, n);
+	KUNIT_EXPECT_EQ(test, kstats_test_write(test, "kunit_reset", "reset"), 5);
+	for (i = 0; i < n; i++)
+		kthread_stop(r[i].task);
+	after = kstats_test_recorded(r, n);
+	kstats_test_check_output(test, kstats_test_read(test, "kunit_reset"), 3, &total);
+	KUNIT_EXPECT_LE_MSG(test, total, (u64)(after - before),
+			    "%ld recorded in all, %ld after the last reset began",
+			    after, after - before);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_GT(test, atomic_long_read(&r[i].recorded), 0);
+}
+
 /* A reader that has the file open keeps its data when the metric goes. */
 static void kstats_test_delete_while_open(struct kunit *test)
 {
@@ -796,6 +880,7 @@ static struct kunit_case kstats_test_cases[] = {
 	KUNIT_CASE(kstats_test_delete_while_open),
 	KUNIT_CASE(kstats_test_group),
 	KUNIT_CASE_PARAM(kstats_test_edges_all_cpus, kstats_test_few_bits_gen_params),
+	KUNIT_CASE(kstats_test_reset_all_cpus),
 	{}
 };
 
