@@ -795,6 +795,47 @@ static int kstats_trace_test_refs(struct module *mod)
 	return -1;
 }
 
+/* kstats_trace, the owner of _control's file operations (NULL built in). */
+static struct module *kstats_trace_test_owner(struct kunit *test)
+{
+	struct file *ctl = kstats_kunit_open("_control", O_RDONLY);
+	struct module *mod;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctl));
+	mod = ctl->f_op->owner;
+	kstats_kunit_close(ctl);
+	return mod;
+}
+
+/* error_log emptied, for the next test's messages. */
+static void kstats_trace_test_clear_log(struct kunit *test)
+{
+	struct file *log = kstats_kunit_open("error_log", O_WRONLY | O_TRUNC);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(log));
+	kstats_kunit_close(log);
+}
+
+/*
+ * The trace of kstrace_test_fn refused twice by remove (EBUSY), pinning
+ * kstats_trace (@mod, with @refs references before) once, not twice;
+ * listed with @listed after its counts, @logged in error_log.
+ */
+static void kstats_trace_test_refused(struct kunit *test, struct module *mod, int refs,
+				      const char *listed, const char *logged)
+{
+	char *text;
+
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), -EBUSY);
+	if (refs >= 0)
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_refs(mod), refs + 1);
+	text = kstats_trace_test_file(test, "_control");
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "name kstrace_test_fn mode kretprobe "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, listed));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_file(test, "error_log"), logged));
+}
+
 /*
  * A trace whose detach fails, as unregister_fprobe() does once ftrace has
  * shut itself down: it stays, listed as stuck with the error, and pins
@@ -805,30 +846,17 @@ static int kstats_trace_test_refs(struct module *mod)
 static void kstats_trace_test_stuck(struct kunit *test)
 {
 	const char *fn = "kstrace_test_fn";
-	struct file *ctl;
 	struct module *mod;
 	unsigned int i;
 	int refs;
-	char *text;
 
-	ctl = kstats_kunit_open("_control", O_RDONLY);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ctl));
-	mod = ctl->f_op->owner;
-	kstats_kunit_close(ctl);
+	mod = kstats_trace_test_owner(test);
 	refs = kstats_trace_test_refs(mod);
 	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn"), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kstats_trace_test_unstick, NULL), 0);
 	kunit_activate_static_stub(test, kstats_trace_detach_mode, kstats_trace_test_no_detach);
-	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), -EBUSY);
-	/* A second refusal pins once, not twice. */
-	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), -EBUSY);
-	if (refs >= 0)
-		KUNIT_EXPECT_EQ(test, kstats_trace_test_refs(mod), refs + 1);
-	text = kstats_trace_test_file(test, "_control");
-	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "name kstrace_test_fn mode kretprobe "));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(text, " stuck -19\n"));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_file(test, "error_log"),
-					   "remove kstrace_test_fn: cannot be detached: -19;"));
+	kstats_trace_test_refused(test, mod, refs, " stuck -19\n",
+				  "remove kstrace_test_fn: cannot be detached: -19;");
 	/* Still attached: every call counts. */
 	for (i = 0; i < 5; i++)
 		kstrace_test_fn(i);
@@ -839,9 +867,7 @@ static void kstats_trace_test_stuck(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, fn), -1);
 	if (refs >= 0)
 		KUNIT_EXPECT_EQ(test, kstats_trace_test_refs(mod), refs);
-	ctl = kstats_kunit_open("error_log", O_WRONLY | O_TRUNC);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ctl));
-	kstats_kunit_close(ctl);
+	kstats_trace_test_clear_log(test);
 }
 
 /* The trace whose kprobe kstats_trace_test_keep() kept, and its address. */
@@ -899,15 +925,10 @@ static void kstats_trace_test_kept_probe(struct kunit *test)
 {
 	const char *fn = "kstrace_test_fn";
 	struct module *mod;
-	struct file *ctl;
 	unsigned int i;
 	int refs;
-	char *text;
 
-	ctl = kstats_kunit_open("_control", O_RDONLY);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ctl));
-	mod = ctl->f_op->owner;
-	kstats_kunit_close(ctl);
+	mod = kstats_trace_test_owner(test);
 	refs = kstats_trace_test_refs(mod);
 	kstats_trace_test_kept = NULL;
 	kstats_trace_test_keeps = 0;
@@ -916,16 +937,9 @@ static void kstats_trace_test_kept_probe(struct kunit *test)
 	kunit_activate_static_stub(test, kstats_trace_detach_mode, kstats_trace_test_keep);
 	/* Run before the stub goes (actions run last added first). */
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kstats_trace_test_unkeep, test), 0);
-	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), -EBUSY);
-	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), -EBUSY);
+	kstats_trace_test_refused(test, mod, refs, " stuck -12 kept\n",
+				  "remove kstrace_test_fn: kprobes kept its kprobe");
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_keeps, 1);
-	if (refs >= 0)
-		KUNIT_EXPECT_EQ(test, kstats_trace_test_refs(mod), refs + 1);
-	text = kstats_trace_test_file(test, "_control");
-	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "name kstrace_test_fn mode kretprobe "));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(text, " stuck -12 kept\n"));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(kstats_trace_test_file(test, "error_log"),
-					   "remove kstrace_test_fn: kprobes kept its kprobe"));
 	/* Unregistered for real by the stub: no call counts now. */
 	for (i = 0; i < 5; i++)
 		kstrace_test_fn(i);
@@ -935,9 +949,7 @@ static void kstats_trace_test_kept_probe(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, fn), -1);
 	if (refs >= 0)
 		KUNIT_EXPECT_EQ(test, kstats_trace_test_refs(mod), refs);
-	ctl = kstats_kunit_open("error_log", O_WRONLY | O_TRUNC);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ctl));
-	kstats_kunit_close(ctl);
+	kstats_trace_test_clear_log(test);
 }
 
 static int kstats_trace_test_locked(void)
@@ -959,7 +971,6 @@ static void kstats_trace_test_lockdown(struct kunit *test)
 		"trace kunit_lk start kstrace_test_fn end kstrace_test_end",
 		"trace fprobe:kstrace_test_* as kunit_lg",
 	};
-	struct file *file;
 	unsigned int i;
 	char *text;
 
@@ -980,9 +991,7 @@ static void kstats_trace_test_lockdown(struct kunit *test)
 	kunit_deactivate_static_stub(test, kstats_trace_locked_down);
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("trace kstrace_test_fn"), 0);
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_fn"), 0);
-	file = kstats_kunit_open("error_log", O_WRONLY | O_TRUNC);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
-	kstats_kunit_close(file);
+	kstats_trace_test_clear_log(test);
 }
 
 static struct kunit_case kstats_trace_test_cases[] = {

@@ -617,16 +617,29 @@ owner_round() {
 		"$(field $S missed)"
 	[ "$(ctl "remove $S")" = OK ]
 }
-check_owner() {
+# cpu0_rounds ROUND MOVED SAY: "ROUND MS" with MS = 1, 2, 4 then 8 s, this
+# shell on CPU 0, until "MOVED RESULT..." is true (the sleeper moved while
+# asleep, in time); "SAY MS RESULT..." prints each round. The last result
+# in $R; false if a round failed.
+cpu0_rounds() {
 	taskset -p 1 $$ > /dev/null || return 1
+	R=
 	for ms in 1000 2000 4000 8000; do
-		r=$(owner_round $ms) || { echo "# owner_round $ms failed"; break; }
-		set -- $r
-		ktap_print_msg "pcpu:__x64_sys_nanosleep, T $ms ms: B woke on CPU ${1:-?};" \
-			"$2 samples of T to 2.8 T, $3 longer, $4 missed"
-		[ "$1" = 1 ] && break
+		R=$($1 $ms) || { echo "# $1 $ms failed"; R=; break; }
+		$3 $ms $R
+		$2 $R && break
 	done
 	taskset -p "$(printf %x $(((1 << $(nproc)) - 1)))" $$ > /dev/null
+	[ -n "$R" ]
+}
+owner_moved() { [ "$1" = 1 ]; }
+owner_say() {
+	ktap_print_msg "pcpu:__x64_sys_nanosleep, T $1 ms: B woke on CPU ${2:-?};" \
+		"$3 samples of T to 2.8 T, $4 longer, $5 missed"
+}
+check_owner() {
+	cpu0_rounds owner_round owner_moved owner_say || return 1
+	set -- $R
 	[ "$1" = 1 ] && [ "$2" -eq 0 ] && [ "$3" -ge 1 ] && [ "$4" -ge 1 ]
 }
 if [ "$(nproc)" -ge 2 ]; then
@@ -660,16 +673,14 @@ migrated_round() {
 		"$(field $S missed)"
 	[ "$(ctl "remove $S")" = OK ]
 }
+migrated_moved() { [ "$1" = 0 ] && [ "$2" = 1 ]; }
+migrated_say() {
+	ktap_print_msg "pcpu:__x64_sys_nanosleep, 2 calls of $1 ms: woke on CPU" \
+		"${2:-?}, then ${3:-?}; $4 samples over 1.5 T, $5 missed"
+}
 check_migrated() {
-	taskset -p 1 $$ > /dev/null || return 1
-	for ms in 1000 2000 4000 8000; do
-		r=$(migrated_round $ms) || { echo "# migrated_round $ms failed"; break; }
-		set -- $r
-		ktap_print_msg "pcpu:__x64_sys_nanosleep, 2 calls of $ms ms: woke on CPU" \
-			"${1:-?}, then ${2:-?}; $3 samples over 1.5 T, $4 missed"
-		[ "$1" = 0 ] && [ "$2" = 1 ] && break
-	done
-	taskset -p "$(printf %x $(((1 << $(nproc)) - 1)))" $$ > /dev/null
+	cpu0_rounds migrated_round migrated_moved migrated_say || return 1
+	set -- $R
 	[ "$1" = 0 ] && [ "$2" = 1 ] && [ "$3" -eq 0 ] && [ "$4" -ge 2 ]
 }
 if [ "$(nproc)" -ge 2 ]; then
