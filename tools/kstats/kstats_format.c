@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "kstats.h"
 
@@ -202,8 +203,18 @@ const char *fmt_exact(char *buf, size_t n, uint64_t v)
 	return buf;
 }
 
+/*
+ * The percentile as asked for: the fewest significant digits that read
+ * back as @q (%g's 6 would print 99.9999999 as 100).
+ */
 const char *pct_name(char *buf, size_t n, double q)
 {
-	snprintf(buf, n, "%g", q);
+	int digits;
+
+	for (digits = 6; digits < 17; digits++) {
+		snprintf(buf, n, "%.*g", digits, q);
+		if (strtod(buf, NULL) == q)
+			break;
+	}
 	return buf;
 }

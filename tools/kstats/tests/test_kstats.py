@@ -969,6 +969,11 @@ def test_misc(rng):
     rc, out, _ = run(['-p', '10,99.99', '--json', path])
     check('-p chooses percentiles', rc == 0 and
           sorted(json.loads(out)['percentiles']) == ['10', '99.99'], out)
+    rc, out, _ = run(['-p', '99.9999999', path])
+    rc2, js, _ = run(['-p', '99.9999999', '--json', path])
+    check('-p 99.9999999 is labelled as asked, not p100',
+          rc == 0 and rc2 == 0 and 'p99.9999999' in out and 'p100' not in out and
+          sorted(json.loads(js)['percentiles']) == ['99.9999999'], out + js)
     rc, _, _ = run(['-p', '101', path])
     check('-p out of range -> exit 1', rc == 1)
     rc, out, _ = run(['--help'])
