@@ -79,6 +79,7 @@ const char *fmt_hi(char *buf, size_t n, uint64_t v);
 const char *fmt_hi3(char *buf, size_t n, uint64_t v);
 const char *fmt_exact(char *buf, size_t n, uint64_t v);
 const char *pct_name(char *buf, size_t n, double q);
+const char *shown(char *buf, size_t n, const char *s);
 
 /* kstats_stats.c: percentiles, MAD, and sums and differences of histograms */
 struct pct {

@@ -218,3 +218,27 @@ const char *pct_name(char *buf, size_t n, double q)
 	}
 	return buf;
 }
+
+/*
+ * @s as a terminal may show it: each control character (a byte below 0x20,
+ * or 0x7f) as \xNN, so that a name cannot move the cursor, clear the
+ * screen or split a line; cut to fit @n bytes.
+ */
+const char *shown(char *buf, size_t n, const char *s)
+{
+	size_t k = 0;
+
+	for (; *s && k + 1 < n; s++) {
+		unsigned char c = *s;
+
+		if (c < 0x20 || c == 0x7f) {
+			if (k + 5 > n)
+				break;
+			k += snprintf(buf + k, n - k, "\\x%02x", c);
+		} else {
+			buf[k++] = c;
+		}
+	}
+	buf[k] = '\0';
+	return buf;
+}

@@ -75,7 +75,7 @@ void kstats_group_output(const struct ks_data *d, const char *group, const char 
 		}
 		break;
 	default:
-		printf("%sfunction %s\n", i ? "\n" : "", func);
+		printf("%sfunction %s\n", i ? "\n" : "", shown(fn, sizeof(fn), func));
 		output(d, func);
 		break;
 	}

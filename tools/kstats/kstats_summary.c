@@ -7,12 +7,12 @@
 
 void print_summary(const char *label, const struct ks_data *d, const struct ks_hist *h)
 {
-	char a[64], b[64], c[64], q[72];
+	char a[64], b[64], c[64], q[72], name[4096];
 	struct stats st;
 	int i;
 
 	compute(h, d->bits, &st);
-	printf("input   %s\n", label);
+	printf("input   %s\n", shown(name, sizeof(name), label));
 	if (opt.cpu >= 0)
 		printf("cpu     %ld\n", opt.cpu);
 	printf("bits    %d (slots at most %.3g%% wide)\n", d->bits,

@@ -94,6 +94,7 @@ static const char *sort_name(void)
 /* A function of a group, or a metric. */
 struct row {
 	char *name;		/* FUNC, METRIC, or GROUP/FUNC (kstats top alone) */
+	char *shown;		/* the name with control characters escaped */
 	/* The last two reads, cumulative: hist[cur] is the last. */
 	struct ks_hist hist[2];
 	int bits[2];		/* -1: no samples */
@@ -276,8 +277,10 @@ static struct row *row_get(struct top *t, const char *prefix, const char *name)
 	r = &t->rows[t->nrows];
 	memset(r, 0, sizeof(*r));
 	r->name = strdup(key);
+	r->shown = top_alloc(NULL, 4 * strlen(key) + 1);
 	if (!r->name)
 		top_die(1, "out of memory");
+	shown(r->shown, 4 * strlen(key) + 1, key);
 	r->bits[0] = -1;
 	r->bits[1] = -1;
 	hash_insert(t, t->nrows++);
@@ -655,6 +658,7 @@ static void top_free(struct top *t)
 			free(t->rows[i].hist[k].sum);
 		}
 		free(t->rows[i].name);
+		free(t->rows[i].shown);
 	}
 	for (i = 0; i < t->nskipped; i++)
 		free(t->skipped[i]);
@@ -799,12 +803,12 @@ static void print_table(struct top *t, double secs)
 	if (top_opt.lines > 0 && (size_t)top_opt.lines < n)
 		n = top_opt.lines;
 	for (i = 0; i < n; i++)
-		w = strlen(v[i]->name) > w ? strlen(v[i]->name) : w;
+		w = strlen(v[i]->shown) > w ? strlen(v[i]->shown) : w;
 	buf = top_alloc(NULL, w + cols_w() + 64);
 	table_head(buf, w + cols_w() + 64, w);
 	puts(buf);
 	for (i = 0; i < n; i++) {
-		table_row(buf, w + cols_w() + 64, v[i], v[i]->name, w, secs);
+		table_row(buf, w + cols_w() + 64, v[i], v[i]->shown, w, secs);
 		puts(buf);
 	}
 	free(buf);
@@ -824,9 +828,12 @@ static size_t top_listed(struct top *t, size_t *called)
 }
 
 /* What kstats top shows, for its header lines. */
+/* What top shows, for its header: the directory, or @name; escaped. */
 static const char *top_what(struct top *t, const char *name)
 {
-	return !t->path ? t->dir : name;
+	static char buf[4096];
+
+	return shown(buf, sizeof(buf), !t->path ? t->dir : name);
 }
 
 static void term_size(int *rows, int *cols)
@@ -884,7 +891,7 @@ static void draw(struct top *t, const char *name, double secs)
 			 pct_key_name());
 	screen_line(buf, cols, NULL);
 	for (i = 0; i < n; i++)
-		w = (int)strlen(v[i]->name) > w ? (int)strlen(v[i]->name) : w;
+		w = (int)strlen(v[i]->shown) > w ? (int)strlen(v[i]->shown) : w;
 	w = w < cols - cols_w() ? w : cols - cols_w() > 8 ? cols - cols_w() : 8;
 	w = w < (int)sizeof(cut) - 1 ? w : (int)sizeof(cut) - 1;
 	table_head(buf, sizeof(buf), w);
@@ -895,9 +902,9 @@ static void draw(struct top *t, const char *name, double secs)
 		n = rows - 4;
 	for (i = 0; i < n; i++) {
 		/* A name cut short ends in '~'. */
-		if ((int)strlen(v[i]->name) > w)
-			snprintf(cut, sizeof(cut), "%.*s~", w - 1, v[i]->name);
-		table_row(buf, sizeof(buf), v[i], (int)strlen(v[i]->name) > w ? cut : v[i]->name,
+		if ((int)strlen(v[i]->shown) > w)
+			snprintf(cut, sizeof(cut), "%.*s~", w - 1, v[i]->shown);
+		table_row(buf, sizeof(buf), v[i], (int)strlen(v[i]->shown) > w ? cut : v[i]->shown,
 			  w, secs);
 		screen_line(buf, cols, NULL);
 	}
@@ -1425,8 +1432,8 @@ void group_main(const char *path, const char *input)
 		if (opt.bits >= 0 && t->bits >= 0 && t->bits != opt.bits)
 			kstats_die(2, "%s: inconsistent input: %s %d, not %d (--bits)", path,
 				   "its _summary has bits", t->bits, opt.bits);
-		printf("group %s functions %zu sort %s\n", group, top_listed(t, &(size_t){ 0 }),
-		       sort_name());
+		printf("group %s functions %zu sort %s\n", top_what(t, group),
+		       top_listed(t, &(size_t){ 0 }), sort_name());
 		print_table(t, 0);
 		top_free(t);
 		free(group);
@@ -1527,7 +1534,7 @@ void group_report(struct top *t, const char *group, double secs)
 	size_t n, i;
 
 	if (kstats_group_table()) {
-		printf("group %s functions %zu seconds %.3f sort %s\n", group,
+		printf("group %s functions %zu seconds %.3f sort %s\n", top_what(t, group),
 		       top_listed(t, &(size_t){ 0 }), secs, sort_name());
 		print_table(t, secs);
 		top_free(t);

@@ -712,6 +712,29 @@ def promtool(out):
     return p.returncode == 0, p.stdout + p.stderr
 
 
+def test_control_names(rng):
+    """#43.3: names reach the terminal escaped: a file or function named with
+    an escape sequence clears no screen from the summary's input line, a
+    group's function lines, or top's header and rows."""
+    d = tempfile.mkdtemp(dir=H.TMP)
+    bad = 'e\x1b[2Jx'
+    g = os.path.join(d, 'g\x1b[2J')
+    gen.write_group(g, {bad: {0: [100, 200, 300]}, 'plain': {1: [400]}}, BITS)
+    runs = [H.run([os.path.join(g, bad)]), H.run([g + '/']), H.run(['--per-cpu', g + '/'])]
+    with open(os.path.join(g, '_summary'), encoding='ascii', errors='surrogateescape') as f:
+        snap = f.read()
+    rc, out, err, fed = fed_run(['top', '--dir', d, 'g\x1b[2J', '-i', '0.05', '-c', '1'],
+                                os.path.join(g, '_summary'), [snap, snap])
+    runs.append((rc, out, err))
+    ok = all(rc == 0 and '\x1b' not in out + err for rc, out, err in runs)
+    ok = ok and 'input   %s' % os.path.join(g, bad).replace('\x1b', '\\x1b') in runs[0][1]
+    ok = ok and 'group g\\x1b[2J ' in runs[1][1] and '\ne\\x1b[2Jx ' in runs[1][1]
+    ok = ok and 'function e\\x1b[2Jx\n' in runs[2][1]
+    ok = ok and 'e\\x1b[2Jx' in runs[3][1] and 'g\\x1b[2J' in runs[3][1]
+    H.check('names with control characters are printed escaped (\\x1b): summary, '
+            'group, top', ok, runs)
+
+
 def test_group_input(rng):
     """kstats --openmetrics|--json|--csv DIR: a distribution per function."""
     funcs = group_funcs(rng)
@@ -1189,6 +1212,7 @@ def tests(harness, rng):
     test_top_all(rng)
     test_top_tty()
     test_group_input(rng)
+    test_control_names(rng)
     test_group_table_options(rng)
     test_max_bound()
     test_top_local_name()
