@@ -114,9 +114,11 @@ static void follow_print(const struct ks_data *d, const char *input, long i, dou
 /*
  * 0, or the errno that kept @path from being read: a metric removed
  * between two intervals (ENOENT at open, or EIO from debugfs when it goes
- * while open) is waited for, not an error. Malformed text still is.
+ * while open) is waited for, not an error. Malformed text (a file
+ * rewritten in place while read, as rsync or a network file system copy
+ * does) is -1, with why in @why (BUFSIZ bytes): that read is skipped.
  */
-static int try_load(struct ks_data *d, const char *path)
+static int try_load(struct ks_data *d, const char *path, char *why)
 {
 	FILE *f = fopen(path, "r");
 	int err;
@@ -127,14 +129,19 @@ static int try_load(struct ks_data *d, const char *path)
 	if (ks_read(d, f)) {
 		err = ferror(f) ? (errno ?: EIO) : 0;
 		fclose(f);
-		if (!err)
-			die(2, "%s: %s", path, d->err);
+		if (!err) {
+			snprintf(why, BUFSIZ, "%s", d->err);
+			err = -1;
+		}
 		ks_data_free(d);
 		return err;
 	}
 	fclose(f);
-	if (ks_finish(d, opt.bits))
-		die(2, "%s: %s", path, d->err);
+	if (ks_finish(d, opt.bits)) {
+		snprintf(why, BUFSIZ, "%s", d->err);
+		ks_data_free(d);
+		return -1;
+	}
 	return 0;
 }
 
@@ -153,7 +160,8 @@ void follow(const char *input)
 	struct ks_data prev, cur, total;
 	double t0, t;
 	long i = 0;
-	int err, gone = 0, reset;
+	int err, gone = 0, bad = 0, reset;
+	char why[BUFSIZ];
 
 	load(&prev, path);
 	selected(&prev, path);	/* --cpu N of this input, said now */
@@ -161,7 +169,15 @@ void follow(const char *input)
 	t0 = now_s(CLOCK_MONOTONIC);
 	while (!opt.count || i < opt.count) {
 		nanosleep(&ts, NULL);
-		err = try_load(&cur, path);
+		err = try_load(&cur, path, why);
+		/* Malformed: no output for this read, the next covers it. */
+		if (err < 0) {
+			if (!bad++)
+				fprintf(stderr, "%s: %s: %s; skipped that read, reading again\n",
+					prog, path, why);
+			continue;
+		}
+		bad = 0;
 		if (err) {
 			if (!gone++)
 				fprintf(stderr, "%s: %s: %s; waiting for it\n", prog, path,

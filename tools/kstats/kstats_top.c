@@ -120,6 +120,15 @@ struct top {
 	unsigned long gen;	/* reads so far */
 	int bits;		/* of the last _summary line read, or -1 */
 	int missing;		/* the errno of the last read of path, or 0 */
+	/*
+	 * Malformed text in a live read (a file rewritten in place while
+	 * read, as rsync or a network file system copy does): that read is
+	 * skipped, and said once until a read succeeds. With @strict (the
+	 * first read, and a snapshot), it is an error.
+	 */
+	int strict;
+	char *bad;		/* why the last read was skipped, or NULL */
+	int bad_said;
 	/* Files of the directory that are not metrics: skipped, each said once. */
 	char **skipped;
 	size_t nskipped, said;
@@ -321,6 +330,30 @@ static void top_say_skipped(struct top *t)
 }
 
 /*
+ * Malformed text at @path: an error (exit 2) when @t is strict, else why
+ * this read is skipped, kept in @t->bad. Returns -1.
+ */
+static __attribute__((format(printf, 3, 4)))
+int top_bad(struct top *t, const char *path, const char *fmt, ...)
+{
+	char *why;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&why, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		top_die(1, "out of memory");
+	if (t->strict)
+		top_die(2, "%s: %s", path, why);
+	free(t->bad);
+	t->bad = top_printf("%s: %s", path, why);
+	free(why);
+	return -1;
+}
+
+/*
  * The lines of a group's _summary at @path, into the rows @prefix FUNC:
  * 0, or the errno of its open or read (a group removed meanwhile).
  * Malformed text is an error, as any input of the tool's.
@@ -341,10 +374,12 @@ static int read_summary(struct top *t, const char *path, const char *prefix)
 	f = fopen(path, "r");
 	if (!f)
 		return errno;
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	while (!err && (len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
-		if (memchr(line, '\0', len))
-			top_die(2, "%s: line %lu: a NUL character", path, lineno);
+		if (memchr(line, '\0', len)) {
+			err = top_bad(t, path, "line %lu: a NUL character", lineno);
+			break;
+		}
 		n = 0;
 		for (p = strtok_r(line, " \t\r\n", &save); p && n <= SUMMARY_FIELDS;
 		     p = strtok_r(NULL, " \t\r\n", &save))
@@ -352,57 +387,74 @@ static int read_summary(struct top *t, const char *path, const char *prefix)
 		if (!n || tok[0][0] == '#')
 			continue;
 		if (n != SUMMARY_FIELDS || strcmp(tok[0], "function") || strcmp(tok[2], "bits") ||
-		    strcmp(tok[4], "slot") || strcmp(tok[6], "count") || strcmp(tok[8], "avg"))
-			top_die(2, "%s: line %lu: expected '%s'", path, lineno,
-				"function FUNC bits B slot S count C avg A");
-		for (i = 0; i < 4; i++) {
+		    strcmp(tok[4], "slot") || strcmp(tok[6], "count") || strcmp(tok[8], "avg")) {
+			err = top_bad(t, path, "line %lu: expected '%s'", lineno,
+				      "function FUNC bits B slot S count C avg A");
+			break;
+		}
+		for (i = 0; i < 4 && !err; i++) {
 			int e = ks_u64(tok[3 + 2 * i], &v[i]);
 
 			if (e == -ERANGE)
-				top_die(2, "%s: line %lu: %s '%s' is out of range (above %llu)",
-					path, lineno, what[i], tok[3 + 2 * i],
-					(unsigned long long)UINT64_MAX);
-			if (e)
-				top_die(2, "%s: line %lu: %s '%s' is not a number", path, lineno,
-					what[i], tok[3 + 2 * i]);
+				err = top_bad(t, path, "line %lu: %s '%s' is out of range (above %llu)",
+					      lineno, what[i], tok[3 + 2 * i],
+					      (unsigned long long)UINT64_MAX);
+			else if (e)
+				err = top_bad(t, path, "line %lu: %s '%s' is not a number",
+					      lineno, what[i], tok[3 + 2 * i]);
 		}
-		if (v[0] > KS_MAX_BITS)
-			top_die(2, "%s: line %lu: bits %llu is not in 0..%d", path, lineno,
-				(unsigned long long)v[0], KS_MAX_BITS);
-		if (bits >= 0 && v[0] != (uint64_t)bits)
-			top_die(2, "%s: line %lu: bits %llu, but %d on an earlier line", path,
-				lineno, (unsigned long long)v[0], bits);
+		if (err)
+			break;
+		if (v[0] > KS_MAX_BITS) {
+			err = top_bad(t, path, "line %lu: bits %llu is not in 0..%d", lineno,
+				      (unsigned long long)v[0], KS_MAX_BITS);
+			break;
+		}
+		if (bits >= 0 && v[0] != (uint64_t)bits) {
+			err = top_bad(t, path, "line %lu: bits %llu, but %d on an earlier line",
+				      lineno, (unsigned long long)v[0], bits);
+			break;
+		}
 		bits = v[0];
-		if (v[1] >= ks_nr_slots(bits))
-			top_die(2, "%s: line %lu: slot %llu is not below %u (bits %d)", path,
-				lineno, (unsigned long long)v[1], ks_nr_slots(bits), bits);
-		if (!v[2])
-			top_die(2, "%s: line %lu: count 0", path, lineno);
-		if (v[3] < ks_slot_min(v[1], bits) || v[3] > ks_slot_max(v[1], bits))
-			top_die(2, "%s: line %lu: inconsistent input: %s %llu (bits %d) %s %llu",
-				path, lineno, "slot", (unsigned long long)v[1], bits,
-				"cannot hold a mean of", (unsigned long long)v[3]);
+		if (v[1] >= ks_nr_slots(bits)) {
+			err = top_bad(t, path, "line %lu: slot %llu is not below %u (bits %d)",
+				      lineno, (unsigned long long)v[1], ks_nr_slots(bits), bits);
+			break;
+		}
+		if (!v[2]) {
+			err = top_bad(t, path, "line %lu: count 0", lineno);
+			break;
+		}
+		if (v[3] < ks_slot_min(v[1], bits) || v[3] > ks_slot_max(v[1], bits)) {
+			err = top_bad(t, path, "line %lu: inconsistent input: %s %llu (bits %d) %s %llu",
+				      lineno, "slot", (unsigned long long)v[1], bits,
+				      "cannot hold a mean of", (unsigned long long)v[3]);
+			break;
+		}
 		if (!r || strcmp(r->name + lp, tok[1]))
 			r = row_get(t, prefix, tok[1]);
 		h = row_next(r);
-		if (v[1] < h->nslots && h->count[v[1]])
-			top_die(2, "%s: line %lu: slot %llu of %s given twice", path, lineno,
-				(unsigned long long)v[1], tok[1]);
-		if (__builtin_add_overflow(r->samples[!r->cur], v[2], &r->samples[!r->cur]))
-			top_die(2, "%s: line %lu: the counts of %s add up to more than %llu: %s",
-				path, lineno, tok[1], (unsigned long long)UINT64_MAX,
-				"out of range");
+		if (v[1] < h->nslots && h->count[v[1]]) {
+			err = top_bad(t, path, "line %lu: slot %llu of %s given twice", lineno,
+				      (unsigned long long)v[1], tok[1]);
+			break;
+		}
+		if (__builtin_add_overflow(r->samples[!r->cur], v[2], &r->samples[!r->cur])) {
+			err = top_bad(t, path, "line %lu: the counts of %s add up to more than %llu: %s",
+				      lineno, tok[1], (unsigned long long)UINT64_MAX, "out of range");
+			break;
+		}
 		hist_room(h, v[1]);
 		h->count[v[1]] = v[2];
 		h->sum[v[1]] = (double)v[2] * v[3];
 		r->bits[!r->cur] = bits;
 		r->seen = t->gen;
 	}
-	if (ferror(f))
+	if (!err && ferror(f))
 		err = errno ?: EIO;
 	free(line);
 	fclose(f);
-	if (bits >= 0)
+	if (bits >= 0 && !err)
 		t->bits = bits;
 	return err;
 }
@@ -458,8 +510,8 @@ static int read_metric(struct top *t, const char *path, const char *prefix, cons
 			err = -1;
 	}
 	if (err < 0 && !lenient)
-		top_die(2, "%s: %s", path, d->err);
-	if (err < 0)
+		top_bad(t, path, "%s", d->err);
+	else if (err < 0)
 		top_skip(t, path, d->err);
 	if (!err) {
 		r = row_get(t, prefix, name);
@@ -600,12 +652,18 @@ static void row_interval(struct row *r)
 	}
 }
 
-/* One read of everything shown; each row's samples since the read before. */
-static void top_read(struct top *t)
+/*
+ * One read of everything shown; each row's samples since the read before.
+ * Returns -1 when malformed text made it skip this read (see top_bad()):
+ * the rows keep the samples of the read before, for the next.
+ */
+static int top_read(struct top *t)
 {
 	struct ks_hist *h;
 	size_t i;
 
+	free(t->bad);
+	t->bad = NULL;
 	t->gen++;
 	for (i = 0; i < t->nrows; i++) {
 		h = row_next(&t->rows[i]);
@@ -625,10 +683,29 @@ static void top_read(struct top *t)
 
 		t->missing = read_metric(t, t->path, "", base ? base + 1 : t->path, 0);
 	}
+	top_say_skipped(t);
+	if (t->bad) {
+		t->missing = 0;
+		return -1;
+	}
 	for (i = 0; i < t->nrows; i++) {
 		row_interval(&t->rows[i]);
 		t->rows[i].cur = !t->rows[i].cur;
 	}
+	t->bad_said = 0;
+	return 0;
+}
+
+/*
+ * A live read skipped: said once, until a read succeeds; on a terminal,
+ * once the screen is left, with the files skipped.
+ */
+static void top_say_bad(struct top *t)
+{
+	if (t->bad_said++)
+		return;
+	t->skipped = top_alloc(t->skipped, (t->nskipped + 1) * sizeof(*t->skipped));
+	t->skipped[t->nskipped++] = top_printf("%s; skipped that read, reading again", t->bad);
 	top_say_skipped(t);
 }
 
@@ -663,6 +740,7 @@ static void top_free(struct top *t)
 	for (i = 0; i < t->nskipped; i++)
 		free(t->skipped[i]);
 	free(t->skipped);
+	free(t->bad);
 	free(t->rows);
 	free(t->hash);
 	free(t->path);
@@ -1270,7 +1348,9 @@ int top_main(int argc, char **argv)
 	tty = !batch && isatty(STDOUT_FILENO);
 
 	t0 = mono_s();
+	t->strict = 1;
 	top_read(t);
+	t->strict = 0;
 	if (t->missing)
 		kstats_die(1, "top: %s: %s", path ?: kdir, strerror(t->missing));
 	next = t0 + interval;
@@ -1281,7 +1361,13 @@ int top_main(int argc, char **argv)
 			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 				;
 			t1 = mono_s();
-			top_read(t);
+			/* Malformed text: no table for this read, the next covers it. */
+			if (top_read(t)) {
+				top_say_bad(t);
+				next = fmax(next + interval, t1);
+				i--;
+				continue;
+			}
 			/* A group removed is waited for (its table empty), as --interval. */
 			if (t->missing && !gone++)
 				fprintf(stderr, "kstats: top: %s: %s; waiting for it\n",
@@ -1316,12 +1402,16 @@ int top_main(int argc, char **argv)
 	for (i = 0; !count || i < count;) {
 		t1 = mono_s();
 		if (t1 >= next) {
-			top_read(t);
+			next = fmax(next + interval, t1);
+			/* Malformed text: the screen as it was, the next read covers it. */
+			if (top_read(t)) {
+				top_say_bad(t);
+				continue;
+			}
 			secs = t1 - t0;
 			draw(t, name, secs);
 			i++;
 			t0 = t1;
-			next = fmax(next + interval, t1);
 			continue;
 		}
 		wait = next - t1;
@@ -1425,6 +1515,7 @@ void group_main(const char *path, const char *input)
 				   "its _summary has no CPUs", "--json, --csv or --hist");
 	if (kstats_group_table()) {
 		t = top_new(path, NULL, 1);
+		t->strict = 1;
 		top_read(t);
 		if (t->missing)
 			kstats_die(1, "%s: %s", path, strerror(t->missing));
@@ -1516,6 +1607,7 @@ struct top *group_snapshot(const char *path)
 {
 	struct top *t = top_new(path, NULL, 1);
 
+	t->strict = 1;
 	top_read(t);
 	if (t->missing)
 		kstats_die(1, "trace: %s: %s", path, strerror(t->missing));

@@ -667,6 +667,30 @@ def follow_reads(args, snapshots):
     return rc, out, err, '; '.join(fed)
 
 
+def test_bad_live_read(rng):
+    """#43.2: a live read of malformed text (a file rewritten in place while
+    read) skips that interval, says so once, and reads again: --interval
+    and the textfile exporter go on; the first read is still an error."""
+    values = [int(rng.lognormvariate(8, 1)) for _ in range(300)]
+    a, b, c = (gen.render({0: values[:n]}, 3) for n in (100, 200, 300))
+    cut = b[:len(b) // 2]               # a read that met the rewrite halfway
+    for args in (['--interval', '0.05', '--count', '2', '--json'],
+                 ['--interval', '0.05', '--count', '2', '--openmetrics', '--name', 'm']):
+        rc, out, err, fed = follow_reads(args, [a, cut, cut, b, c])
+        if '--json' in args:
+            counts = [json.loads(line)['stats']['count'] for line in out.splitlines()]
+            ok = counts == [100, 100]
+        else:
+            ok = out.count('# EOF') == 2 and 'kstats_latency_count{metric="m"} 200' in out
+        check('kstats %s: two malformed reads skipped, said once, the intervals go on'
+              % ' '.join(args[2:]),
+              rc == 0 and not fed and ok and err.count('skipped that read') == 1,
+              (rc, fed, out, err))
+    rc, out, err, fed = follow_reads(['--interval', '0.05', '--count', '1'], [cut, a])
+    check('--interval: a malformed first read is still an error (exit 2)',
+          rc == 2 and not out and 'truncated' in err, (rc, out, err))
+
+
 def test_diff_interval(rng):
     values = [int(rng.lognormvariate(8, 1)) for _ in range(4000)]
     old = write('old', gen.render({0: values[:1500], 1: values[1500:2000]}, 3))
@@ -1824,6 +1848,7 @@ def main():
         flat = test_density(rng)
         test_compare(rng)
         test_diff_interval(rng)
+        test_bad_live_read(random.Random('%d-badread' % seed))
         test_malformed()
         test_truncated(rng)
         test_out_of_range()

@@ -712,6 +712,34 @@ def promtool(out):
     return p.returncode == 0, p.stdout + p.stderr
 
 
+def test_top_bad_read(rng):
+    """#43.2: kstats top reading a _summary rewritten in place: a malformed
+    read is skipped (no table), said once on stderr, and the next interval
+    covers its time; the first read is still an error."""
+    funcs = group_funcs(rng)
+    d = tempfile.mkdtemp(dir=H.TMP)
+    g = os.path.join(d, 'vfs')
+    gen.write_group(g, funcs, BITS)
+    s0, s1, s2 = (take(funcs, f) for f in (0.3, 0.6, 1.0))
+    snaps = [gen.render_summary(s, BITS) for s in (s0, s1, s2)]
+    cut = snaps[1][:len(snaps[1]) // 2].rsplit('\n', 1)[0] + '\nfunction vfs_read bits'
+    rc, out, err, fed = fed_run(['top', '--dir', d, 'vfs', '-i', '0.05', '-c', '2'],
+                                os.path.join(g, '_summary'), [snaps[0], cut, cut, snaps[1],
+                                                              snaps[2]])
+    tables = parse_tables(out)
+    ok = rc == 0 and not fed and len(tables) == 2 and err.count('skipped that read') == 1
+    if ok:
+        rows = {w[0]: w for w in tables[0][1]}
+        want = between(s0, s1)
+        ok = all(int(rows[f][1]) == len(v) for f, v in want.items() if f in rows)
+    H.check('top: two malformed reads skipped, said once, the next table covers them',
+            ok, (rc, fed, out, err))
+    rc, out, err, fed = fed_run(['top', '--dir', d, 'vfs', '-i', '0.05', '-c', '1'],
+                                os.path.join(g, '_summary'), [cut, snaps[0]])
+    H.check('top: a malformed first read is still an error (exit 2)',
+            rc == 2 and 'expected' in err, (rc, out, err))
+
+
 def test_control_names(rng):
     """#43.3: names reach the terminal escaped: a file or function named with
     an escape sequence clears no screen from the summary's input line, a
@@ -1213,6 +1241,7 @@ def tests(harness, rng):
     test_top_tty()
     test_group_input(rng)
     test_control_names(rng)
+    test_top_bad_read(rng)
     test_group_table_options(rng)
     test_max_bound()
     test_top_local_name()
