@@ -73,32 +73,35 @@ argument is NULL, those made for the event's own probe.
 
 No user of the stub other than fprobe_events registers it before this
 series, so no released kernel is affected."
-"kprobes: Disarm a kprobe on ftrace when its filter cannot shrink||patches/03-kprobes-ftrace-disarm.patch|__disarm_kprobe_ftrace() takes the probe's address out of the ftrace
+"kprobes: Disarm a kprobe on ftrace when its filter cannot shrink||patches/04-kprobes-ftrace-disarm.patch|__disarm_kprobe_ftrace() takes the probe's address out of the ftrace
 filter of kprobes with ftrace_set_filter_ip(), which allocates a new
-hash. When that fails (-ENOMEM), it WARNs and returns the error after
-it has already dropped the count of armed probes (and unregistered the
-ftrace_ops if it was the last). __disable_kprobe() then re-enables the
-probe, __unregister_kprobe_top() fails, and unregister_kprobe(), which
-returns void, clears kp->addr and leaves the probe in kprobe_table. Its
-owner frees it: with another kprobe on ftrace still armed, the next call
-of the function runs the freed probe's handler (for a kretprobe, with a
-rethook that unregister_kretprobe() has freed too); with none, the next
-register_kprobe() at that address, kprobes_module_callback() on a module
-load, or a read of debug/kprobes/list walks the freed entry. A retry of
-the unregistration decrements the count once more.
+hash. When that fails (-ENOMEM), it WARNs and returns the error, after
+it has dropped the count of armed probes (and unregistered the
+ftrace_ops if the probe was its last). __disable_kprobe() then leaves
+the probe marked armed, __unregister_kprobe_top() fails, and
+unregister_kprobe(), which returns void, clears kp->addr and leaves the
+probe in kprobe_table, where its owner frees it. The next walk of that
+hash bucket (get_kprobe() at any address that hashes there: the next
+hit of a kprobe there, register_kprobe(), a read of debug/kprobes/list)
+reads freed memory; for a probe aggregated with others at the same
+address, their hits run its freed handlers (for a kretprobe, with the
+rethook that unregister_kretprobe() freed). kill_kprobe() and
+disarm_all_kprobes() then count the probe out once more.
 
-Seen on a KASAN kernel removing kprobes with fail-nth: "Failed to disarm
-kprobe-ftrace", then slab-use-after-free in get_kprobe().
+Seen on a KASAN kernel, removing kprobes with an allocation failed by
+fail-nth: "Failed to disarm kprobe-ftrace", then slab-use-after-free in
+get_kprobe().
 
-The address staying in the filter is harmless: kprobe_ftrace_handler()
-returns when no enabled kprobe is at the address, and adding the address
-again later finds it there. So leave it, say so once, and carry on with
-the disarm, which then always succeeds once the ftrace_ops is off. The
-cost is a call of the handler per hit of that function while the
-ftrace_ops of kprobes is registered (and, for the ops of probes with a
-post handler, which modifies the IP, another IPMODIFY user of that
-function is refused meanwhile), rather than a use-after-free."
-"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace_control.c kernel/trace/kstats_trace_errlog.c kernel/trace/kstats_trace_parse.c kernel/trace/kstats_trace_sym.c kernel/trace/kstats_trace_func.c kernel/trace/kstats_trace_pair.c kernel/trace/kstats_trace_group.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_record.h kernel/trace/kstats_trace_kunit.c|patches/04-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
+When the allocation fails, leave the address in the filter of
+kprobe_ftrace_ops, say so (ratelimited), and complete the disarm: the
+filter is reset when the ops is next registered, and meanwhile
+kprobe_ftrace_handler() finds no kprobe at that address and returns, at
+the cost of a call per hit of that function. Only -ENOMEM, and only for
+kprobe_ftrace_ops: another error is a bug and still WARNs, and a stale
+address in kprobe_ipmodify_ops would refuse other IPMODIFY users (such
+as livepatch) of that function, and WARN when a module is loaded at
+that address, so a probe with a post handler still fails as before."
+"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace_control.c kernel/trace/kstats_trace_errlog.c kernel/trace/kstats_trace_parse.c kernel/trace/kstats_trace_sym.c kernel/trace/kstats_trace_func.c kernel/trace/kstats_trace_pair.c kernel/trace/kstats_trace_group.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_record.h kernel/trace/kstats_trace_kunit.c|patches/05-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
 /sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
 function from entry to return with a kretprobe, a kretprobe keeping the
 entry time per CPU (pcpu:) or an fprobe (fprobe:), and the code between
@@ -119,7 +122,7 @@ module parameter, checked before anything is allocated.
 The KUnit suite tests the parser on a table of good and bad lines, and
 traces of its own functions, so it is built with the function tracer's
 flags like the ftrace selftest."
-"samples: add kstats samples|samples/kstats|patches/05-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
+"samples: add kstats samples|samples/kstats|patches/06-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
 timed on a kernel thread per CPU. kstats_bench is a microbenchmark of
 kernel functions and clocks built on kstats, which handles the usual
 traps (dead code, warm-up, data set, clock overhead, preemption,
@@ -134,7 +137,7 @@ their slot, MAD, a terminal histogram, JSON, CSV and OpenMetrics
 output, the samples of each interval of a live metric, the difference
 of two snapshots, and an A/B comparison with a two-sample test; and a
 gnuplot wrapper. Tests run on fixtures rendered from known samples."
-"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats-heatmap.svg|patches/06-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
+"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats-heatmap.svg|patches/07-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
 interface and the _control commands with their errors, the pairing
 rules of probes, the measured costs, the benchmark sample and the API."
 )
