@@ -257,13 +257,13 @@ static bool kstats_trace_detach(struct kstats_trace *t)
 	int ret = 0;
 
 	if (t->kept)
-		ret = -ENOMEM;
+		ret = -EBUSY;
 	else if (!t->gone[0])
 		ret = kstats_trace_detach_mode(t);
 	if (!ret && kstats_trace_kprobes_kept(t)) {
 		pr_warn("%s: kprobes kept its kprobe, which it could not disarm: the trace stays, listed as stuck, and kstats_trace stays loaded\n",
 			t->name);
-		ret = -ENOMEM;
+		ret = -EBUSY;
 	}
 	return !kstats_trace_set_stuck(t, ret);
 }
@@ -474,7 +474,7 @@ attach:
 		/* Undone, but kprobes kept a probe of it: never freed. */
 		kstats_trace_err(t->name, "%s: kprobes kept a kprobe of the failed attach, which it could not disarm: the trace stays, listed as stuck",
 				 t->name);
-		kstats_trace_set_stuck(t, ret);
+		kstats_trace_set_stuck(t, -EBUSY);
 		list_add_tail(&t->node, &kstats_trace_list);
 		return ret;
 	}
@@ -520,7 +520,9 @@ static int kstats_trace_remove(const char *name)
  *
  * Parses the command (see kstats_trace_parse()) and adds or removes a
  * trace. A command that fails changes nothing: no metric, file or probe
- * of it is left behind, and error_log tells why.
+ * of it is left behind, and error_log tells why; but for an add whose
+ * undoing left a kprobe that kprobes kept (see kstats_trace_kprobes_kept()):
+ * that trace stays, listed as stuck, never freed.
  *
  * Context: process context, holding neither mutex of kstats_trace; takes
  * kstats_trace_cmd_mutex (killable), and kstats_trace_mutex for a command
@@ -842,6 +844,8 @@ static void __exit kstats_trace_exit(void)
 	list_for_each_entry_safe(t, tmp, &kstats_trace_list, node) {
 		list_del(&t->node);
 		ret = t->gone[0] ? 0 : kstats_trace_detach_mode(t);
+		if (!ret && kstats_trace_kprobes_kept(t))
+			ret = -EBUSY;
 		if (!WARN_ONCE(ret, "kstats_trace: %s cannot be detached (%d): leaked\n",
 			       t->name, ret))
 			kstats_trace_free(t);

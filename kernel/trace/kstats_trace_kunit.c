@@ -918,7 +918,7 @@ static void kstats_trace_test_unkeep(void *data)
  * unregistered (kp.addr cleared): kprobes may still run it, so it is never
  * freed, and never unregistered again (a second unregister_kretprobe()
  * would free its rethook twice). remove says EBUSY each time without
- * another detach, _control lists it as "stuck -12 kept", and kstats_trace
+ * another detach, _control lists it as "stuck -16 kept", and kstats_trace
  * is pinned once.
  */
 static void kstats_trace_test_kept_probe(struct kunit *test)
@@ -937,7 +937,7 @@ static void kstats_trace_test_kept_probe(struct kunit *test)
 	kunit_activate_static_stub(test, kstats_trace_detach_mode, kstats_trace_test_keep);
 	/* Run before the stub goes (actions run last added first). */
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kstats_trace_test_unkeep, test), 0);
-	kstats_trace_test_refused(test, mod, refs, " stuck -12 kept\n",
+	kstats_trace_test_refused(test, mod, refs, " stuck -16 kept\n",
 				  "remove kstrace_test_fn: kprobes kept its kprobe");
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_keeps, 1);
 	/* Unregistered for real by the stub: no call counts now. */

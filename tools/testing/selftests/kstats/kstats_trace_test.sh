@@ -622,6 +622,7 @@ owner_round() {
 # asleep, in time); "SAY MS RESULT..." prints each round. The last result
 # in $R; false if a round failed.
 cpu0_rounds() {
+	mask=$(taskset -p $$ | awk '{ print $NF }')
 	taskset -p 1 $$ > /dev/null || return 1
 	R=
 	for ms in 1000 2000 4000 8000; do
@@ -629,7 +630,8 @@ cpu0_rounds() {
 		$3 $ms $R
 		$2 $R && break
 	done
-	taskset -p "$(printf %x $(((1 << $(nproc)) - 1)))" $$ > /dev/null
+	# The shell's CPUs as they were (nproc now counts CPU 0 only).
+	taskset -p "$mask" $$ > /dev/null
 	[ -n "$R" ]
 }
 owner_moved() { [ "$1" = 1 ]; }
@@ -653,16 +655,22 @@ fi
 # sleeps T on CPU 1 and moves to CPU 0 while asleep (its end missed, CPU
 # 1's start left open), then sleeps T again, from CPU 0, and moves back to
 # CPU 1 while asleep: that end must not close the first call's start,
-# which would time about 2 T, a time no call took. A round where the task
-# woke before it moved proves nothing: again, with T twice as long.
+# which would time about 2 T, a time no call took. The trace times that
+# task only (pid N, the task made before it sleeps), so that no other
+# task's call on CPU 1 takes its start. A round where the task woke
+# before it moved proves nothing: again, with T twice as long.
 # migrated_round MS: "CPU1 CPU2 LONG MISSED", the CPUs the task woke on,
 # the samples longer than 1.5 T, the missed ends.
 migrated_round() {
 	S=__x64_sys_nanosleep
-	[ "$(ctl "trace pcpu:$S")" = OK ] || return 1
+	rm -f "$TMPD/go"
+	mkfifo "$TMPD/go" || return 1
 	: > "$TMPD/m"
-	taskset 2 "$HELPER" sleep "$1" 2 > "$TMPD/m" &
+	# The same pid through both execs: the one the trace filters on.
+	taskset 2 sh -c "read x < '$TMPD/go'; exec '$HELPER' sleep $1 2" > "$TMPD/m" &
 	a=$!
+	[ "$(ctl "trace pcpu:$S pid $a")" = OK ] || { echo go > "$TMPD/go"; wait $a; return 1; }
+	echo go > "$TMPD/go"
 	ks_wait_for 60 in_nanosleep $a && taskset -p 1 $a > /dev/null 2>&1
 	ks_wait_for 60 grep -q woke "$TMPD/m" && ks_wait_for 60 in_nanosleep $a &&
 		taskset -p 2 $a > /dev/null 2>&1
