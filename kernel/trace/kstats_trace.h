@@ -253,8 +253,7 @@ unsigned long kstats_trace_pair_missed(struct kstats_trace *t);
 #if KSTATS_TRACE_GROUPS
 int kstats_trace_grp_attach(struct kstats_trace *t);
 int kstats_trace_grp_detach(struct kstats_trace *t);
-bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod,
-			    bool (*within)(unsigned long addr, const struct module *mod));
+bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod, bool init);
 void kstats_trace_grp_free(struct kstats_trace *t);
 bool kstats_trace_grp_freed(unsigned long ip, const char *sym);
 void kstats_trace_freed_note(const struct module *mod, unsigned long state);
@@ -275,8 +274,7 @@ static inline int kstats_trace_grp_detach(struct kstats_trace *t)
 }
 
 static inline bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod,
-					  bool (*within)(unsigned long addr,
-							 const struct module *mod))
+					  bool init)
 {
 	return true;
 }

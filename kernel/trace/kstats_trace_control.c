@@ -621,7 +621,7 @@ static int kstats_trace_module_notify(struct notifier_block *nb,
 	}
 	list_for_each_entry(t, &kstats_trace_list, node) {
 		if (t->mode == KSTATS_TRACE_GROUP && !t->gone[0]) {
-			if (!kstats_trace_grp_going(t, mod, within))
+			if (!kstats_trace_grp_going(t, mod, state == MODULE_STATE_LIVE))
 				pr_warn("%s: cannot be detached as module %s goes: %d; it stays, listed as stuck, with kstats_trace pinned, until a remove detaches it\n",
 					t->name, mod->name, t->stuck);
 			else if (t->gone[0])

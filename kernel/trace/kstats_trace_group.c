@@ -365,14 +365,16 @@ out:
 }
 
 /*
- * A module going: the group's functions in it leave ftrace's filter, so
- * that code loaded there later is not traced; the rest go on. When none
- * would be left, the fprobe goes, as an empty filter traces everything.
- * Returns false if the group could not be detached.
+ * A module going, or with @init its init code freed: the group's functions
+ * in it leave ftrace's filter, so that code loaded there later is not
+ * traced; the rest go on. When none would be left, the fprobe goes, as an
+ * empty filter traces everything. Returns false if the group could not be
+ * detached.
  */
-bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod,
-			    bool (*within)(unsigned long addr, const struct module *mod))
+bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod, bool init)
 {
+	bool (*within)(unsigned long addr, const struct module *mod) =
+		init ? within_module_init : within_module;
 	unsigned int i, n = 0;
 	unsigned long *ips;
 	char *gone;
@@ -405,7 +407,7 @@ bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod,
 	/* The init code of a module that stays: MODULE(init). */
 	gone = kasprintf(GFP_KERNEL, "%s%s%s%s", t->grp.gone_mods ?: "",
 			 t->grp.gone_mods ? "," : "", mod->name,
-			 within == within_module_init ? "(init)" : "");
+			 init ? "(init)" : "");
 	if (gone) {
 		kfree(t->grp.gone_mods);
 		t->grp.gone_mods = gone;
