@@ -333,8 +333,7 @@ static void top_say_skipped(struct top *t)
  * Malformed text at @path: an error (exit 2) when @t is strict, else why
  * this read is skipped, kept in @t->bad. Returns -1.
  */
-static __attribute__((format(printf, 3, 4)))
-int top_bad(struct top *t, const char *path, const char *fmt, ...)
+static int top_bad(struct top *t, const char *path, const char *fmt, ...)
 {
 	char *why;
 	va_list ap;
@@ -396,7 +395,8 @@ static int read_summary(struct top *t, const char *path, const char *prefix)
 			int e = ks_u64(tok[3 + 2 * i], &v[i]);
 
 			if (e == -ERANGE)
-				err = top_bad(t, path, "line %lu: %s '%s' is out of range (above %llu)",
+				err = top_bad(t, path,
+					      "line %lu: %s '%s' is out of range (above %llu)",
 					      lineno, what[i], tok[3 + 2 * i],
 					      (unsigned long long)UINT64_MAX);
 			else if (e)
@@ -426,7 +426,8 @@ static int read_summary(struct top *t, const char *path, const char *prefix)
 			break;
 		}
 		if (v[3] < ks_slot_min(v[1], bits) || v[3] > ks_slot_max(v[1], bits)) {
-			err = top_bad(t, path, "line %lu: inconsistent input: %s %llu (bits %d) %s %llu",
+			err = top_bad(t, path,
+				      "line %lu: inconsistent input: %s %llu (bits %d) %s %llu",
 				      lineno, "slot", (unsigned long long)v[1], bits,
 				      "cannot hold a mean of", (unsigned long long)v[3]);
 			break;
@@ -440,8 +441,10 @@ static int read_summary(struct top *t, const char *path, const char *prefix)
 			break;
 		}
 		if (__builtin_add_overflow(r->samples[!r->cur], v[2], &r->samples[!r->cur])) {
-			err = top_bad(t, path, "line %lu: the counts of %s add up to more than %llu: %s",
-				      lineno, tok[1], (unsigned long long)UINT64_MAX, "out of range");
+			err = top_bad(t, path,
+				      "line %lu: the counts of %s add up to more than %llu: %s",
+				      lineno, tok[1], (unsigned long long)UINT64_MAX,
+				      "out of range");
 			break;
 		}
 		hist_room(h, v[1]);
@@ -829,13 +832,16 @@ static int cols_w(void)
 	return 11 * (3 + npct) + 13;
 }
 
-static void table_head(char *buf, size_t n, int w)
+/* The heads of the columns; without rate/s for a table of no interval. */
+static void table_head(char *buf, size_t n, int w, int rate)
 {
 	const double *pcts;
 	int i, k, npct;
 
 	pcts = table_pcts(&npct);
-	k = snprintf(buf, n, "%-*s %10s %10s", w, "function", "count", "rate/s");
+	k = snprintf(buf, n, "%-*s %10s", w, "function", "count");
+	if (rate && k >= 0 && (size_t)k < n)
+		k += snprintf(buf + k, n - k, " %10s", "rate/s");
 	for (i = 0; i < npct && k >= 0 && (size_t)k < n; i++) {
 		char col[40];
 
@@ -848,18 +854,20 @@ static void table_head(char *buf, size_t n, int w)
 
 /*
  * The line of @r, named @name in a column of width @w; @secs the interval
- * (0: unknown, no rate).
+ * (0: unknown, a rate of "-"), with a rate column if @rate.
  */
 static void table_row(char *buf, size_t n, const struct row *r, const char *name, int w,
-		      double secs)
+		      double secs, int rate)
 {
-	char rate[32] = "-", v[32];
+	char per_s[32] = "-", v[32];
 	int i, k, npct;
 
 	table_pcts(&npct);
 	if (secs > 0)
-		snprintf(rate, sizeof(rate), "%.1f", r->n / secs);
-	k = snprintf(buf, n, "%-*s %10llu %10s", w, name, (unsigned long long)r->n, rate);
+		snprintf(per_s, sizeof(per_s), "%.1f", r->n / secs);
+	k = snprintf(buf, n, "%-*s %10llu", w, name, (unsigned long long)r->n);
+	if (rate && k >= 0 && (size_t)k < n)
+		k += snprintf(buf + k, n - k, " %10s", per_s);
 	/* No samples: no percentile, maximum or total. */
 	for (i = 0; i < npct + 2 && k >= 0 && (size_t)k < n; i++) {
 		snprintf(v, sizeof(v), "%s", "-");
@@ -871,7 +879,10 @@ static void table_row(char *buf, size_t n, const struct row *r, const char *name
 	}
 }
 
-/* Plain text: the column heads and the rows, at most -n. */
+/*
+ * Plain text: the column heads and the rows, at most -n; the samples of
+ * an interval of @secs, or with @secs 0 all of a snapshot, without rates.
+ */
 static void print_table(struct top *t, double secs)
 {
 	size_t n, i, w = 8;
@@ -883,10 +894,10 @@ static void print_table(struct top *t, double secs)
 	for (i = 0; i < n; i++)
 		w = strlen(v[i]->shown) > w ? strlen(v[i]->shown) : w;
 	buf = top_alloc(NULL, w + cols_w() + 64);
-	table_head(buf, w + cols_w() + 64, w);
+	table_head(buf, w + cols_w() + 64, w, secs > 0);
 	puts(buf);
 	for (i = 0; i < n; i++) {
-		table_row(buf, w + cols_w() + 64, v[i], v[i]->shown, w, secs);
+		table_row(buf, w + cols_w() + 64, v[i], v[i]->shown, w, secs, secs > 0);
 		puts(buf);
 	}
 	free(buf);
@@ -972,7 +983,7 @@ static void draw(struct top *t, const char *name, double secs)
 		w = (int)strlen(v[i]->shown) > w ? (int)strlen(v[i]->shown) : w;
 	w = w < cols - cols_w() ? w : cols - cols_w() > 8 ? cols - cols_w() : 8;
 	w = w < (int)sizeof(cut) - 1 ? w : (int)sizeof(cut) - 1;
-	table_head(buf, sizeof(buf), w);
+	table_head(buf, sizeof(buf), w, 1);
 	screen_line(buf, cols, "\033[7m");
 	if (top_opt.lines > 0 && (size_t)top_opt.lines < n)
 		n = top_opt.lines;
@@ -983,7 +994,7 @@ static void draw(struct top *t, const char *name, double secs)
 		if ((int)strlen(v[i]->shown) > w)
 			snprintf(cut, sizeof(cut), "%.*s~", w - 1, v[i]->shown);
 		table_row(buf, sizeof(buf), v[i], (int)strlen(v[i]->shown) > w ? cut : v[i]->shown,
-			  w, secs);
+			  w, secs, 1);
 		screen_line(buf, cols, NULL);
 	}
 	fputs("\033[J", stdout);

@@ -308,7 +308,9 @@ RN_FORMS="$RN_FORMS|trace rn start tp:softirq_entry end tp:softirq_exit"
 RN_FORMS="$RN_FORMS|trace fprobe:__x64_sys_getp*id as rn"
 # rn_form CMD: the sweep of CMD's remove; prints the points it reached.
 rn_form() {
-	name=$(echo "$1" | awk '{ n = $2; sub(/^[a-z]*:/, "", n); print ($3 == "as" ? $4 : ($3 == "start" ? $2 : n)) }')
+	# The name: a group's (as NAME), a pair's, or the function's.
+	name=$(echo "$1" | awk '{ n = $2; sub(/^[a-z]*:/, "", n)
+		print ($3 == "as" ? $4 : ($3 == "start" ? $2 : n)) }')
 	n=1
 	while [ $n -le 200 ]; do
 		grep -q "^name $name " "$CTL" || ctl "$1" || { echo "# $1: fails"; return 1; }
@@ -321,9 +323,14 @@ rn_form() {
 		fi
 		if grep -q "^name $name " "$CTL"; then
 			case $r in
-			OK*) echo "# $1: remove with fault $n said OK, but it is listed"; return 1 ;;
+			OK*)
+				echo "# $1: remove with fault $n said OK, but it is listed"
+				return 1 ;;
 			esac
-			ctl "remove $name" || { echo "# $1: cannot be removed after fault $n"; return 1; }
+			if ! ctl "remove $name"; then
+				echo "# $1: cannot be removed after fault $n"
+				return 1
+			fi
 		fi
 		case $r in
 		*" not") echo "$((n - 1))"; return 0 ;;
@@ -368,7 +375,8 @@ remove_nth() {
 		echo "$RN_FORMS" | tr '|' '\n' > "$T/rn"
 		while read -r cmd; do
 			p=$(rn_form "$cmd" < /dev/null) || { echo "$p"; rc=1; continue; }
-			echo "# beside $other other probe: $cmd: gone or refused cleanly at each of the $p fault points of its remove"
+			echo "# beside $other other probe: $cmd: gone or refused cleanly" \
+				"at each of the $p fault points of its remove"
 		done < "$T/rn"
 		if [ $other != none ] && ! other_probe remove $other; then
 			echo "# the other probe ($other) cannot be removed"
@@ -388,9 +396,10 @@ TRACEFS=/sys/kernel/tracing
 [ -e "$TRACEFS/kprobe_events" ] || mount -t tracefs nodev "$TRACEFS" 2>/dev/null
 if [ -e "/proc/self/fail-nth" ] && [ -e "$DEBUGFS/failslab/probability" ] &&
    [ -e "$TRACEFS/kprobe_events" ]; then
-	ktap_test_result "remove with its Nth allocation failed: gone or refused, no report" remove_nth
+	ktap_test_result "remove with its Nth allocation failed: gone or refused, no report" \
+		remove_nth
 else
-	ktap_test_skip "remove with its Nth allocation failed: no /proc/self/fail-nth or kprobe_events"
+	ktap_test_skip "remove with its Nth allocation failed (no fail-nth or kprobe_events)"
 fi
 
 # -- remove under load ---------------------------------------------------------

@@ -695,7 +695,7 @@ if [ "$(nproc)" -ge 2 ]; then
 	ktap_test_result "pcpu: a task's later call does not close its earlier call's start" \
 		check_migrated
 else
-	ktap_test_skip "pcpu: a task's later call does not close its earlier call's start (needs 2 CPUs)"
+	ktap_test_skip "pcpu: a later call does not close an earlier one's start (needs 2 CPUs)"
 fi
 
 # A refused command is in error_log, with a caret under the word at fault.
