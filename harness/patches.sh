@@ -89,7 +89,7 @@ rethook that unregister_kretprobe() freed). kill_kprobe() and
 disarm_all_kprobes() then count the probe out once more.
 
 Seen on a KASAN kernel, removing kprobes with an allocation failed by
-fail-nth: "Failed to disarm kprobe-ftrace", then slab-use-after-free in
+fail-nth: 'Failed to disarm kprobe-ftrace', then slab-use-after-free in
 get_kprobe().
 
 When the allocation fails, leave the address in the filter of
