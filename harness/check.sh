@@ -327,7 +327,7 @@ result $? "htmldocs warnings are matched by file, not by a word of their path"
 # tool's own tests on a TOOL_TESTS line.
 tools_check() {
 	local tk=$TOP/tools/kstats r
-	need_pkgs gnuplot-nox prometheus prometheus-node-exporter clang libclang-rt-14-dev
+	need_pkgs gnuplot-nox prometheus prometheus-node-exporter clang libclang-rt-14-dev tmux
 	make -s -C "$tk" clean
 	make -s -C "$tk" > "$LOGS/tool-build.log" 2>&1
 	r=$?

@@ -938,6 +938,9 @@ static void term_size(int *rows, int *cols)
 }
 
 /* A line of the screen: cut to its width, without control characters. */
+/* The lines of the screen that draw() has not written yet. */
+static int screen_left;
+
 static void screen_line(const char *s, int cols, const char *attr)
 {
 	int i;
@@ -946,18 +949,89 @@ static void screen_line(const char *s, int cols, const char *attr)
 		fputs(attr, stdout);
 	for (i = 0; s[i] && i < cols; i++)
 		putchar((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
-	fputs(attr ? "\033[m\033[K\n" : "\033[K\n", stdout);
+	/* The screen's last line ends without a newline, which would scroll it. */
+	if (attr)
+		fputs("\033[m", stdout);
+	fputs(--screen_left > 0 ? "\033[K\n" : "\033[K", stdout);
 }
 
-/* The screen of kstats top: @secs the interval, 0 for the first. */
+/* The cells of the terminal's table (count, rate/s, pQ..., max<=, total). */
+#define TOP_COLS	(3 + MAX_PCTS + 1)
+#define TOP_CELL	32
+
+/* @r's cells, as table_row() prints them. */
+static void row_cells(const struct row *r, double secs, char cell[][TOP_CELL])
+{
+	int i, npct;
+
+	table_pcts(&npct);
+	snprintf(cell[0], TOP_CELL, "%llu", (unsigned long long)r->n);
+	snprintf(cell[1], TOP_CELL, "-");
+	if (secs > 0)
+		snprintf(cell[1], TOP_CELL, "%.1f", r->n / secs);
+	for (i = 0; i < npct + 2; i++) {
+		snprintf(cell[2 + i], TOP_CELL, "-");
+		if (r->n && i == npct)
+			fmt_bound(cell[2 + i], TOP_CELL, r->max);
+		else if (r->n)
+			fmt_value(cell[2 + i], TOP_CELL, i < npct ? r->pct[i] : r->total);
+	}
+}
+
+/*
+ * Which columns fit @cols: each as wide as its widest cell, names at
+ * least 8 wide; when they do not all fit, whole columns go, never digits:
+ * total, rate/s, the percentiles but the last, max<=, the last, the
+ * column of the sort kept longest, the count never. Returns the width of
+ * the names.
+ */
+static int top_fit(int cols, int ncol, const int *w, int namew, int *keep)
+{
+	int order[TOP_COLS], n = 0, sum = 0, c, k, npct = ncol - 4;
+	int sort = top_opt.sort == SORT_TOTAL ? ncol - 1 :
+		   top_opt.sort == SORT_PCT ? 2 + top_opt.sort_pct : 0;
+
+	order[n++] = ncol - 1;			/* total */
+	order[n++] = 1;				/* rate/s */
+	for (c = npct; c >= 2; c--)		/* percentiles but the last */
+		order[n++] = c;
+	order[n++] = ncol - 2;			/* max<= */
+	order[n++] = npct + 1;			/* the last percentile */
+	for (c = 0; c < ncol; c++) {
+		keep[c] = 1;
+		sum += 1 + w[c];
+	}
+	for (k = 0; k < n && 8 + sum > cols; k++) {
+		if (order[k] == sort || !keep[order[k]])
+			continue;
+		keep[order[k]] = 0;
+		sum -= 1 + w[order[k]];
+	}
+	if (8 + sum > cols && sort && keep[sort]) {
+		keep[sort] = 0;
+		sum -= 1 + w[sort];
+	}
+	return namew < cols - sum ? namew : cols - sum > 8 ? cols - sum : 8;
+}
+
+/*
+ * The screen: what is shown, the keys, and the table, as many rows as the
+ * terminal has room for, every line within its width (whole columns left
+ * out where they do not fit); on a terminal of fewer than 4 lines, the
+ * header and the column heads first.
+ */
 static void draw(struct top *t, const char *name, double secs)
 {
+	static const char * const heads[] = { "count", "rate/s" };
 	size_t n, i, called, listed = top_listed(t, &called);
-	int rows, cols, w = 8;
+	int rows, cols, namew = 8, ncol, npct, c, k, w[TOP_COLS], keep[TOP_COLS];
 	struct row **v = top_sorted(t, &n);
-	char buf[1024], cut[512];
+	char buf[1024], (*cell)[TOP_COLS][TOP_CELL];
+	char head[TOP_COLS][TOP_CELL];
+	const double *pcts = table_pcts(&npct);
 
 	term_size(&rows, &cols);
+	screen_left = rows;
 	fputs("\033[H", stdout);
 	if (secs > 0)
 		snprintf(buf, sizeof(buf),
@@ -972,33 +1046,59 @@ static void draw(struct top *t, const char *name, double secs)
 			 listed, t->path && t->group ? "functions" : "metrics", called,
 			 sort_name());
 	screen_line(buf, cols, NULL);
-	if (t->missing)
-		snprintf(buf, sizeof(buf), "%s: %s; waiting for it", top_what(t, name),
-			 strerror(t->missing));
-	else
-		snprintf(buf, sizeof(buf), "keys: t total, p %s, c count, n name, q quit",
-			 pct_key_name());
-	screen_line(buf, cols, NULL);
-	for (i = 0; i < n; i++)
-		w = (int)strlen(v[i]->shown) > w ? (int)strlen(v[i]->shown) : w;
-	w = w < cols - cols_w() ? w : cols - cols_w() > 8 ? cols - cols_w() : 8;
-	w = w < (int)sizeof(cut) - 1 ? w : (int)sizeof(cut) - 1;
-	table_head(buf, sizeof(buf), w, 1);
-	screen_line(buf, cols, "\033[7m");
+	/* The keys' line goes first when lines are short. */
+	if (rows >= 4) {
+		if (t->missing)
+			snprintf(buf, sizeof(buf), "%s: %s; waiting for it", top_what(t, name),
+				 strerror(t->missing));
+		else
+			snprintf(buf, sizeof(buf), "keys: t total, p %s, c count, n name, q quit",
+				 pct_key_name());
+		screen_line(buf, cols, NULL);
+	}
 	if (top_opt.lines > 0 && (size_t)top_opt.lines < n)
 		n = top_opt.lines;
-	if (rows > 4 && n > (size_t)rows - 4)
-		n = rows - 4;
+	n = screen_left > 1 && n > (size_t)screen_left - 1 ? (size_t)screen_left - 1 :
+	    screen_left > 1 ? n : 0;
+	ncol = 4 + npct;
+	for (c = 0; c < 2; c++)
+		snprintf(head[c], TOP_CELL, "%s", heads[c]);
+	for (c = 0; c < npct; c++)
+		snprintf(head[2 + c], TOP_CELL, "p%g", pcts[c]);
+	snprintf(head[ncol - 2], TOP_CELL, "max<=");
+	snprintf(head[ncol - 1], TOP_CELL, "total");
+	for (c = 0; c < ncol; c++)
+		w[c] = strlen(head[c]);
+	cell = top_alloc(NULL, (n + 1) * sizeof(*cell));
+	for (i = 0; i < n; i++) {
+		row_cells(v[i], secs, cell[i]);
+		for (c = 0; c < ncol; c++)
+			w[c] = (int)strlen(cell[i][c]) > w[c] ? (int)strlen(cell[i][c]) : w[c];
+		namew = (int)strlen(v[i]->shown) > namew ? (int)strlen(v[i]->shown) : namew;
+	}
+	namew = top_fit(cols, ncol, w, namew, keep);
+	namew = namew < (int)sizeof(buf) / 2 ? namew : (int)sizeof(buf) / 2;
+	if (screen_left > 0) {
+		k = snprintf(buf, sizeof(buf), "%-*s", namew, "function");
+		for (c = 0; c < ncol; c++)
+			if (keep[c])
+				k += snprintf(buf + k, sizeof(buf) - k, " %*s", w[c], head[c]);
+		screen_line(buf, cols, "\033[7m");
+	}
 	for (i = 0; i < n; i++) {
 		/* A name cut short ends in '~'. */
-		if ((int)strlen(v[i]->shown) > w)
-			snprintf(cut, sizeof(cut), "%.*s~", w - 1, v[i]->shown);
-		table_row(buf, sizeof(buf), v[i], (int)strlen(v[i]->shown) > w ? cut : v[i]->shown,
-			  w, secs, 1);
+		if ((int)strlen(v[i]->shown) > namew)
+			k = snprintf(buf, sizeof(buf), "%.*s~", namew - 1, v[i]->shown);
+		else
+			k = snprintf(buf, sizeof(buf), "%-*s", namew, v[i]->shown);
+		for (c = 0; c < ncol; c++)
+			if (keep[c])
+				k += snprintf(buf + k, sizeof(buf) - k, " %*s", w[c], cell[i][c]);
 		screen_line(buf, cols, NULL);
 	}
 	fputs("\033[J", stdout);
 	fflush(stdout);
+	free(cell);
 	free(v);
 }
 

@@ -23,6 +23,7 @@ import os
 import random
 import re
 import select
+import shlex
 import shutil
 import signal
 import struct
@@ -510,10 +511,11 @@ def test_top_tty():
     t = Pty(rows=6)
     try:
         t.start(['top', '--dir', d, 'grp', '-i', '1000'])
-        ok = t.until(lambda t: len(t.rows()) == 2)
+        ok = t.until(lambda t: len(t.rows()) == 3)
         t.send(b'q')
-        H.check('top on a terminal of 6 lines: 2 rows (3 header lines)',
-                ok and t.wait() == 0 and len(t.rows()) == 2, t.frame())
+        H.check('top on a terminal of 6 lines: 3 rows (3 header lines; the last line '
+                'without a newline, which would scroll)',
+                ok and t.wait() == 0 and len(t.rows()) == 3, t.frame())
     finally:
         t.close()
 
@@ -741,6 +743,80 @@ def test_top_bad_read(rng):
                                 os.path.join(g, '_summary'), [cut, snaps[0]])
     H.check('top: a malformed first read is still an error (exit 2)',
             rc == 2 and 'expected' in err, (rc, out, err))
+
+
+def tmux_screen(args, rows, cols, ready):
+    """kstats ARGS in a tmux window of ROWS x COLS, until READY(lines) of
+    its screen (or a hang): the screen's lines, as tmux shows them."""
+    sock = os.path.join(H.TMP, 'tmux-%d' % os.getpid())
+    tmux = ['tmux', '-S', sock]
+    subprocess.run(tmux + ['new-session', '-d', '-x', str(cols), '-y', str(rows),
+                           ' '.join(shlex.quote(a) for a in [H.KSTATS] + args)],
+                   check=True, env=dict(os.environ, TERM='xterm'))
+    lines = []
+    try:
+        deadline = time.time() + H.HANG
+        while time.time() < deadline:
+            lines = subprocess.run(tmux + ['capture-pane', '-p'], capture_output=True,
+                                   text=True, check=False).stdout.split('\n')[:rows]
+            if ready(lines):
+                break
+            time.sleep(0.05)
+        subprocess.run(tmux + ['send-keys', 'q'], check=False)
+    finally:
+        subprocess.run(tmux + ['kill-server'], capture_output=True, check=False)
+    return lines
+
+
+def test_top_narrow(rng):
+    """#43.1: kstats top on terminals of 50 to 160 columns and 3 to 24 lines
+    drops whole columns, never digits; names get the room the numbers do
+    not need; the header stays on screen."""
+    d = tempfile.mkdtemp(dir=H.TMP)
+    funcs = {'bio_unmap_x_request_one': {0: [613814314] * 40 + [805306367]},
+             'bio_unmap_x_request_two': {1: [1200] * 30},
+             'short': {0: [7] * 5}}
+    gen.write_group(os.path.join(d, 'g'), funcs, BITS)
+    rc, full, err = H.run([os.path.join(d, 'g') + '/'])
+    want = {w[0]: w[1:] for w in parse_tables(full)[0][1]} if rc == 0 else {}
+    bad = []
+    for rows, cols in ((24, 50), (24, 60), (24, 80), (24, 160), (3, 80), (4, 30)):
+        lines = tmux_screen(['top', '--dir', d, 'g', '-i', '1000'], rows, cols,
+                            lambda ls: any(l.startswith('function') for l in ls) or
+                            (rows < 3 and ls and ls[0].startswith('kstats top')))
+        size = '%dx%d' % (cols, rows)
+        if not lines or not lines[0].startswith('kstats top'):
+            bad.append('%s: the header is not the first line: %s' % (size, lines))
+            continue
+        if any(len(l) > cols for l in lines):
+            bad.append('%s: a line wider than the terminal' % size)
+        head = next((l.split() for l in lines if l.startswith('function')), None)
+        if head is None:
+            bad.append('%s: no column heads: %s' % (size, lines))
+            continue
+        for l in lines[lines.index(next(l for l in lines if l.startswith('function'))) + 1:]:
+            w = l.split()
+            if not w:
+                continue
+            # The function of the row: its name, or a cut one ('~') whose
+            # every number is one of that function's, whole.
+            names = [f for f in want if f == w[0] or
+                     (w[0].endswith('~') and f.startswith(w[0][:-1]))]
+            if not any(all(c in want[f] for c in w[1:]) for f in names):
+                bad.append('%s: row %s: a number not whole, or no such function (%s)'
+                           % (size, w, [want[f] for f in names]))
+            if len(w) != len(head):
+                bad.append('%s: row %s under heads %s' % (size, w, head))
+        if cols >= 80 and rows >= 4:
+            names = [l.split()[0] for l in lines if l.startswith('bio_')]
+            if len(set(names)) != 2:
+                bad.append('%s: the two bio_unmap_x_ functions show as %s' % (size, names))
+        if cols >= 160 and head != ['function', 'count', 'rate/s', 'p50', 'p99', 'max<=',
+                                    'total']:
+            bad.append('%s: not every column: %s' % (size, head))
+    H.check('top at 50, 60, 80 and 160 columns, 3 and 4 lines: whole numbers, whole '
+            'columns dropped, names told apart, the header on screen', rc == 0 and not bad,
+            bad)
 
 
 def test_control_names(rng):
@@ -1246,6 +1322,7 @@ def tests(harness, rng):
     test_top_tty()
     test_group_input(rng)
     test_control_names(rng)
+    test_top_narrow(rng)
     test_top_bad_read(rng)
     test_group_table_options(rng)
     test_max_bound()
