@@ -79,7 +79,12 @@ static const char kstats_help[] =
 "                          total of the samples), as vmstat\n"
 "      --diff              subtract the first input from the second\n"
 "      --compare           compare two inputs: changes, 95% intervals, KS test\n"
-"                          (of different frac_bits: at the coarsest, exactly)\n"
+"                          (of different frac_bits: at the coarsest, exactly);\n"
+"                          of two groups (directories): a row per function of\n"
+"                          both, sorted by the significant change (--json too)\n"
+"      --fail-if STAT>N%   with --compare: exit 1 when STAT (mean or pQ) changed\n"
+"                          significantly, by more than N% (or STAT<N%: less);\n"
+"                          of groups, naming each function\n"
 "  -d, --duration SECS     kstats trace: trace for SECS seconds\n"
 "  -p, --pid PID           kstats trace: only the calls of process PID\n"
 "  -c, --cgroup PATH       kstats trace: only the calls of the tasks of cgroup\n"
@@ -95,8 +100,9 @@ static const char kstats_help[] =
 "\n"
 "An option that would do nothing where it is given is a usage error.\n"
 "\n"
-"Exit status: 0, 1 on a usage or system error, 2 on malformed input (also\n"
-"truncated, with counts out of range, or without the CPU of --cpu); for\n"
+"Exit status: 0, 1 on a usage or system error or a --fail-if that fails, 2\n"
+"on malformed input (also truncated, with counts out of range, or without\n"
+"the CPU of --cpu); for\n"
 "kstats trace -- COMMAND, COMMAND's status (128 + N if killed by signal N).\n";
 
 /* The options of a group's table that were given, for their errors. */
@@ -139,6 +145,39 @@ void parse_pcts(const char *list)
 		usage_error("--percentiles: no percentile");
 }
 
+/*
+ * --fail-if STAT>N% or STAT<N%: STAT is mean or pQ, one of -p's columns;
+ * N signed or not (+5 and 5 alike).
+ */
+void parse_fail_if(const char *spec)
+{
+	const char *op = strpbrk(spec, "<>");
+	char stat[32], *end;
+	int i;
+
+	if (!op || (size_t)(op - spec) >= sizeof(stat))
+		usage_error("--fail-if: '%s' is not STAT>N%% or STAT<N%% (STAT: mean or pQ)",
+			    spec);
+	snprintf(stat, sizeof(stat), "%.*s", (int)(op - spec), spec);
+	opt.fail_op = *op;
+	opt.fail_pct = strtod(op + 1, &end);
+	if (end == op + 1 || strcmp(end, "%"))
+		usage_error("--fail-if: '%s': the threshold is a percentage, as +5%%", spec);
+	if (!strcmp(stat, "mean")) {
+		opt.fail_stat = -1;
+		return;
+	}
+	for (i = 0; i < opt.npct; i++) {
+		char q[32];
+
+		if (stat[0] == 'p' && !strcmp(stat + 1, pct_name(q, sizeof(q), opt.pct[i]))) {
+			opt.fail_stat = i;
+			return;
+		}
+	}
+	usage_error("--fail-if: '%s' is not mean or a percentile of -p (p50, p99...)", stat);
+}
+
 void kstats_die(int status, const char *fmt, ...)
 {
 	va_list ap;
@@ -170,7 +209,8 @@ int main(int argc, char **argv)
 {
 	static const char formats[] = "--hist, --json, --csv or --openmetrics";
 	enum { O_PCTS = 256, O_COUNT, O_CPU, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM,
-	       O_NAME, O_DIFF, O_CMP, O_ROWS, O_LE_BITS, O_MERGE, O_LOG2, O_PID, O_CGROUP };
+	       O_NAME, O_DIFF, O_CMP, O_ROWS, O_LE_BITS, O_MERGE, O_LOG2, O_PID, O_CGROUP,
+	       O_FAIL_IF };
 	static const struct option lopts[] = {
 		{ "percentiles", required_argument, NULL, O_PCTS },
 		{ "bits", required_argument, NULL, 'b' },
@@ -193,6 +233,7 @@ int main(int argc, char **argv)
 		{ "rows", no_argument, NULL, O_ROWS },
 		{ "diff", no_argument, NULL, O_DIFF },
 		{ "compare", no_argument, NULL, O_CMP },
+		{ "fail-if", required_argument, NULL, O_FAIL_IF },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "lines", required_argument, NULL, 'n' },
 		{ "sort", required_argument, NULL, 's' },
@@ -353,6 +394,9 @@ int main(int argc, char **argv)
 		case O_CMP:
 			mode_cmp = 1;
 			break;
+		case O_FAIL_IF:
+			opt.fail_if = optarg;	/* once -p is known */
+			break;
 		case 'h':
 			show_help(stdout);
 			return 0;
@@ -391,8 +435,9 @@ int main(int argc, char **argv)
 		usage_error("--rows: only with --interval");
 	if (opt.rows && opt.out != OUT_SUMMARY)
 		usage_error("--rows: its own lines, not with %s", formats);
-	if (mode_cmp && opt.out != OUT_SUMMARY)
-		usage_error("--compare: its own text, not with %s", formats);
+	if (mode_cmp && opt.out != OUT_SUMMARY && opt.out != OUT_JSON)
+		usage_error("--compare: its own text, or --json of two groups, not with %s",
+			    formats);
 	if (opt.per_cpu && opt.cpu >= 0)
 		usage_error("--cpu and --per-cpu: one or the other");
 	if (opt.per_cpu && (mode_cmp || opt.rows || opt.out == OUT_HIST || opt.out == OUT_CSV))
@@ -412,6 +457,10 @@ int main(int argc, char **argv)
 		usage_error("--diff, --compare and --merge: one at a time");
 	if (opt.outfile && mode_cmp)
 		usage_error("-o: not with --compare");
+	if (opt.fail_if && !mode_cmp)
+		usage_error("--fail-if: only with --compare");
+	if (opt.fail_if)
+		parse_fail_if(opt.fail_if);
 	/* Each interval's exposition replaces the file; other formats add up. */
 	if (opt.outfile && opt.interval > 0 && opt.out != OUT_OPENMETRICS)
 		usage_error("-o with --interval: only --openmetrics, %s",
@@ -447,11 +496,24 @@ int main(int argc, char **argv)
 	} else if (mode_diff || mode_cmp) {
 		struct ks_data a, b;
 		char *pa = resolve(argv[0]), *pb = resolve(argv[1]);
+		int ga = group_dir(pa), gb = group_dir(pb);
 
+		if (ga != gb || (ga && !mode_cmp))
+			usage_error("%s: %s", mode_cmp ? "--compare" : "--diff",
+				    mode_cmp ? "two groups (directories), or two metrics" :
+				    "two metrics, not groups");
+		if (mode_cmp && opt.out == OUT_JSON && !ga)
+			usage_error("--compare --json: of two groups (directories) only");
+		if (ga) {
+			ret = compare_groups(pa, pb, argv[0], argv[1]);
+			free(pa);
+			free(pb);
+			goto done;
+		}
 		load(&a, pa);
 		load(&b, pb);
 		if (mode_cmp) {
-			compare_inputs(&a, &b, argv[0], argv[1]);
+			ret = compare_inputs(&a, &b, argv[0], argv[1]);
 		} else {
 			diff(&a, &b, argv[1]);
 			output(&a, argv[1]);
@@ -484,6 +546,7 @@ int main(int argc, char **argv)
 		}
 		free(path);
 	}
+done:
 	if (opt.outfile && opt.interval <= 0)
 		out_commit(opt.outfile);
 	return ret;

@@ -46,6 +46,11 @@ struct kstats_opt {
 	int log2;		/* --hist --log2 */
 	long pid;		/* kstats trace --pid */
 	const char *cgroup;	/* kstats trace --cgroup */
+	/* --fail-if STAT>N% or STAT<N%: its text, statistic, sign, N */
+	const char *fail_if;
+	int fail_stat;		/* -1: the mean; else a column of pct */
+	int fail_op;		/* '>' or '<' */
+	double fail_pct;
 };
 
 /* kstats.c: the options, usage and errors; main() */
@@ -60,6 +65,8 @@ _Noreturn void kstats_usage_error(const char *fmt, ...);
 int kstats_bits(void);
 /* -p LIST, into opt.pct */
 void parse_pcts(const char *list);
+/* --fail-if SPEC, into opt.fail_* */
+void parse_fail_if(const char *spec);
 
 /* kstats_input.c: the inputs */
 /* The debugfs mount point (malloc()ed), or NULL if not mounted. */
@@ -142,8 +149,9 @@ void om_series(const char *family, const char *labels, const struct ks_data *d,
 void print_openmetrics(const struct ks_data *d, const char *input);
 
 /* kstats_compare.c: --compare */
-void compare_inputs(const struct ks_data *a, const struct ks_data *b,
-		    const char *na, const char *nb);
+int compare_inputs(const struct ks_data *a, const struct ks_data *b,
+		   const char *na, const char *nb);
+int compare_groups(const char *da, const char *db, const char *na, const char *nb);
 
 /* kstats_merge.c: --merge */
 void merge_inputs(struct ks_data *d, int n, char **inputs);

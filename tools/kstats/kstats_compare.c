@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kstats --compare: the change of each statistic, its interval, a KS test. */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -140,30 +142,37 @@ static void compare_line(const char *what, int w, double va, double vb,
 	}
 }
 
-/* The comparison of @ha and @hb, named @na and @nb, both of frac_bits @bits. */
-static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int bits,
-		       const char *na, const char *nb)
-{
-	struct stats sa, sb;
-	char q[32], x[64], y[64];
-	uint64_t ca = 0, cb = 0;
-	size_t s, n, at = 0;
-	double dmax = 0, ne, p, alo = 0, ahi = 0, blo = 0, bhi = 0, se, lo, hi;
-	double va, vb, r, dlo, dhi;
-	bool ok;
-	int i, w;
+/* A statistic of both inputs, and the 95% interval of B's change from A. */
+struct cmp_stat {
+	double a, b;
+	double lo, hi;		/* the interval of b - a */
+	bool few;		/* too few samples for an interval */
+};
 
-	compute(ha, bits, &sa);
-	compute(hb, bits, &sb);
-	if (!sa.n || !sb.n)
-		die(2, "%s is empty", !sa.n ? na : nb);
-	w = strlen(na) > strlen(nb) ? strlen(na) : strlen(nb);
-	w = w < 14 ? 14 : w > 30 ? 30 : w;
-	snprintf(q, sizeof(q), "cpu %ld", opt.cpu);
-	printf("%-8s %*s %*s %10s  %s\n", opt.cpu >= 0 ? q : "", w, head(x, sizeof(x), na, w),
-	       w, head(y, sizeof(y), nb, w), "change", "95% interval of the change");
-	printf("%-8s %*llu %*llu\n", "count", w, (unsigned long long)sa.n,
-	       w, (unsigned long long)sb.n);
+/* What --compare finds of two distributions. */
+struct cmp_result {
+	struct stats sa, sb;
+	struct cmp_stat mean, pct[MAX_PCTS];
+	double d, p;		/* Kolmogorov-Smirnov: the largest gap, its p-value */
+	size_t at;		/* the slot of the largest gap */
+};
+
+/* The comparison of @ha and @hb, both of frac_bits @bits, into @res. */
+static void compare_compute(const struct ks_hist *ha, const struct ks_hist *hb, int bits,
+			    struct cmp_result *res)
+{
+	struct stats *sa = &res->sa, *sb = &res->sb;
+	uint64_t ca = 0, cb = 0;
+	size_t s, n;
+	double ne, alo = 0, ahi = 0, blo = 0, bhi = 0, se, lo, hi, va, vb, r, dlo, dhi;
+	bool ok;
+	int i;
+
+	memset(res, 0, sizeof(*res));
+	compute(ha, bits, sa);
+	compute(hb, bits, sb);
+	if (!sa->n || !sb->n)
+		return;
 	/*
 	 * The mean: a change is a ratio, B's mean over A's, each uncertain:
 	 * the normal interval of the log of that ratio (the delta method,
@@ -172,30 +181,28 @@ static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int b
 	 * difference where a mean is 0. Cut to what the values allow: B's
 	 * mean within B's slots, A's within A's.
 	 */
-	va = hist_var(ha, bits, &sa);
-	vb = hist_var(hb, bits, &sb);
-	if (sa.mean > 0 && sb.mean > 0) {
-		r = log(sb.mean / sa.mean);
-		se = sqrt(va / (sa.n * sa.mean * sa.mean) + vb / (sb.n * sb.mean * sb.mean));
-		dlo = sa.mean * expm1(r - 1.96 * se);
-		dhi = sa.mean * expm1(r + 1.96 * se);
+	va = hist_var(ha, bits, sa);
+	vb = hist_var(hb, bits, sb);
+	if (sa->mean > 0 && sb->mean > 0) {
+		r = log(sb->mean / sa->mean);
+		se = sqrt(va / (sa->n * sa->mean * sa->mean) +
+			  vb / (sb->n * sb->mean * sb->mean));
+		dlo = sa->mean * expm1(r - 1.96 * se);
+		dhi = sa->mean * expm1(r + 1.96 * se);
 	} else {
-		se = sqrt(va / sa.n + vb / sb.n);
-		dlo = sb.mean - sa.mean - 1.96 * se;
-		dhi = sb.mean - sa.mean + 1.96 * se;
+		se = sqrt(va / sa->n + vb / sb->n);
+		dlo = sb->mean - sa->mean - 1.96 * se;
+		dhi = sb->mean - sa->mean + 1.96 * se;
 	}
-	lo = fmax(-sa.mean, (double)ks_slot_min(sb.first, bits) -
-			    (double)ks_slot_max(sa.last, bits));
-	hi = (double)ks_slot_max(sb.last, bits) - (double)ks_slot_min(sa.first, bits);
-	compare_line("mean", w, sa.mean, sb.mean, fmax(lo, dlo), fmin(hi, dhi),
-		     sa.n < 2 || sb.n < 2);
+	lo = fmax(-sa->mean, (double)ks_slot_min(sb->first, bits) -
+			     (double)ks_slot_max(sa->last, bits));
+	hi = (double)ks_slot_max(sb->last, bits) - (double)ks_slot_min(sa->first, bits);
+	res->mean = (struct cmp_stat){ sa->mean, sb->mean, fmax(lo, dlo), fmin(hi, dhi),
+				       sa->n < 2 || sb->n < 2 };
 	for (i = 0; i < opt.npct; i++) {
-		char col[40];
-
-		snprintf(col, sizeof(col), "p%s", pct_name(q, sizeof(q), opt.pct[i]));
-		ok = pct_interval(ha, bits, sa.n, opt.pct[i], &alo, &ahi) &&
-		     pct_interval(hb, bits, sb.n, opt.pct[i], &blo, &bhi);
-		va = sa.pct[i].value;
+		ok = pct_interval(ha, bits, sa->n, opt.pct[i], &alo, &ahi) &&
+		     pct_interval(hb, bits, sb->n, opt.pct[i], &blo, &bhi);
+		va = sa->pct[i].value;
 		/*
 		 * B's percentile is in [blo, bhi], A's in [alo, ahi]: their
 		 * ratio in [blo / ahi, bhi / alo], never below -100%, in
@@ -207,11 +214,8 @@ static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int b
 			dlo = va * (blo / ahi - 1);
 			dhi = va * (bhi / alo - 1);
 		}
-		compare_line(col, w, va, sb.pct[i].value, dlo, dhi, !ok);
+		res->pct[i] = (struct cmp_stat){ va, sb->pct[i].value, dlo, dhi, !ok };
 	}
-	printf("~: the interval holds 0, the change is within the resolution (slot bounds)\n"
-	       "   and the sampling noise (sample counts); intervals of at least 95%%,\n"
-	       "   assuming independent samples\n");
 	/*
 	 * Two-sample Kolmogorov-Smirnov test on the binned data: the largest
 	 * difference of the CDFs at the slot boundaries. Binning can only
@@ -223,22 +227,81 @@ static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int b
 
 		ca += s < ha->nslots ? ha->count[s] : 0;
 		cb += s < hb->nslots ? hb->count[s] : 0;
-		d = fabs((double)ca / sa.n - (double)cb / sb.n);
-		if (d > dmax) {
-			dmax = d;
-			at = s;
+		d = fabs((double)ca / sa->n - (double)cb / sb->n);
+		if (d > res->d) {
+			res->d = d;
+			res->at = s;
 		}
 	}
-	ne = (double)sa.n * sb.n / (sa.n + sb.n);
-	p = ks_q((sqrt(ne) + 0.12 + 0.11 / sqrt(ne)) * dmax);
-	printf("ks D=%.6f p-value=%.3g %s\n", dmax, p,
-	       p < 0.01 ? "(different, at 1%)" : "(no significant difference, at 1%)");
+	ne = (double)sa->n * sb->n / (sa->n + sb->n);
+	res->p = ks_q((sqrt(ne) + 0.12 + 0.11 / sqrt(ne)) * res->d);
+}
+
+/* The comparison of @ha and @hb, named @na and @nb, both of frac_bits @bits. */
+static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int bits,
+		       const char *na, const char *nb, struct cmp_result *res)
+{
+	char q[32], x[64], y[64];
+	int i, w;
+
+	compare_compute(ha, hb, bits, res);
+	if (!res->sa.n || !res->sb.n)
+		die(2, "%s is empty", !res->sa.n ? na : nb);
+	w = strlen(na) > strlen(nb) ? strlen(na) : strlen(nb);
+	w = w < 14 ? 14 : w > 30 ? 30 : w;
+	snprintf(q, sizeof(q), "cpu %ld", opt.cpu);
+	printf("%-8s %*s %*s %10s  %s\n", opt.cpu >= 0 ? q : "", w, head(x, sizeof(x), na, w),
+	       w, head(y, sizeof(y), nb, w), "change", "95% interval of the change");
+	printf("%-8s %*llu %*llu\n", "count", w, (unsigned long long)res->sa.n,
+	       w, (unsigned long long)res->sb.n);
+	compare_line("mean", w, res->mean.a, res->mean.b, res->mean.lo, res->mean.hi,
+		     res->mean.few);
+	for (i = 0; i < opt.npct; i++) {
+		char col[40];
+
+		snprintf(col, sizeof(col), "p%s", pct_name(q, sizeof(q), opt.pct[i]));
+		compare_line(col, w, res->pct[i].a, res->pct[i].b, res->pct[i].lo,
+			     res->pct[i].hi, res->pct[i].few);
+	}
+	printf("~: the interval holds 0, the change is within the resolution (slot bounds)\n"
+	       "   and the sampling noise (sample counts); intervals of at least 95%%,\n"
+	       "   assuming independent samples\n");
+	printf("ks D=%.6f p-value=%.3g %s\n", res->d, res->p,
+	       res->p < 0.01 ? "(different, at 1%)" : "(no significant difference, at 1%)");
 	printf("   D: the largest gap between the two CDFs, %.2f%% of the samples",
-	       dmax * 100);
-	if (dmax > 0)
-		printf(", at %s", fmt_exact(x, sizeof(x), ks_slot_max(at, bits)));
+	       res->d * 100);
+	if (res->d > 0)
+		printf(", at %s", fmt_exact(x, sizeof(x), ks_slot_max(res->at, bits)));
 	printf(";\n   p: the chance of a gap as large if both were independent samples of\n"
 	       "   one distribution\n");
+}
+
+/*
+ * Whether @res passes --fail-if: its statistic changed significantly (the
+ * interval of the change does not hold 0) and by more than the threshold
+ * (in % of A's value; any change of a 0). The change, in %, in *@pct.
+ */
+static bool fails_if(const struct cmp_result *res, double *pct)
+{
+	const struct cmp_stat *st = opt.fail_stat < 0 ? &res->mean : &res->pct[opt.fail_stat];
+
+	if (!opt.fail_if || !res->sa.n || !res->sb.n || st->few)
+		return false;
+	*pct = st->a > 0 ? (st->b - st->a) / st->a * 100 :
+	       st->b > st->a ? INFINITY : st->b < st->a ? -INFINITY : 0;
+	if (st->lo <= 0 && st->hi >= 0)
+		return false;
+	return opt.fail_op == '>' ? *pct > opt.fail_pct : *pct < opt.fail_pct;
+}
+
+/* @h coarsened to @bits into @tmp, or @h itself if it has them. */
+static const struct ks_hist *at_bits(struct ks_hist *tmp, const struct ks_hist *h,
+				     int from, int bits)
+{
+	if (from == bits)
+		return h;
+	coarsen(tmp, h, from, bits);
+	return tmp;
 }
 
 /*
@@ -246,28 +309,240 @@ static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int b
  * coarsest, as --merge sums them: each slot of the finer one lies whole
  * in one of the coarser (a union of finer slots), so every count stays
  * exact and only the resolution is the coarsest's. Said on standard
- * error, with each input's frac_bits.
+ * error, with each input's frac_bits. Returns 1 when --fail-if fails.
  */
-void compare_inputs(const struct ks_data *a, const struct ks_data *b, const char *na,
-		    const char *nb)
+int compare_inputs(const struct ks_data *a, const struct ks_data *b, const char *na,
+		   const char *nb)
 {
 	const struct ks_hist *ha = selected(a, na), *hb = selected(b, nb);
 	int bits = a->bits < b->bits ? a->bits : b->bits;
-	struct ks_hist coarse = { 0 };
+	struct ks_hist ca = { 0 }, cb = { 0 };
+	struct cmp_result res;
+	double pct;
 
 	if (a->bits != b->bits) {
 		fprintf(stderr, "%s: --compare: the inputs' frac_bits differ: %s has %d, %s has %d",
 			prog, na, a->bits, nb, b->bits);
 		fprintf(stderr, "; compared at frac_bits %d, the coarsest (exact: %s)\n", bits,
 			"each of its slots is a union of finer ones");
-		coarsen(&coarse, a->bits > bits ? ha : hb, a->bits > bits ? a->bits : b->bits,
-			bits);
-		if (a->bits > bits)
-			ha = &coarse;
-		else
-			hb = &coarse;
 	}
-	compare_at(ha, hb, bits, na, nb);
-	free(coarse.count);
-	free(coarse.sum);
+	compare_at(at_bits(&ca, ha, a->bits, bits), at_bits(&cb, hb, b->bits, bits), bits,
+		   na, nb, &res);
+	free(ca.count);
+	free(ca.sum);
+	free(cb.count);
+	free(cb.sum);
+	if (!fails_if(&res, &pct))
+		return 0;
+	fprintf(stderr, "%s: --fail-if %s: %s changed by %+.1f%%, significantly\n", prog,
+		opt.fail_if, nb, pct);
+	return 1;
+}
+
+/* A function of both groups, compared. */
+struct cmp_row {
+	char *name;
+	struct cmp_result res;
+	double key;		/* the sort: the significant change, in % */
+	bool fails;
+};
+
+/* The functions of group @dir (its files but _summary), sorted, in *@names. */
+static size_t group_funcs(const char *dir, char ***names)
+{
+	struct dirent **e;
+	size_t n = 0;
+	int i, k;
+
+	k = scandir(dir, &e, NULL, alphasort);
+	if (k < 0)
+		die(1, "%s: %s", dir, strerror(errno));
+	*names = calloc(k + 1, sizeof(**names));
+	if (!*names)
+		die(1, "out of memory");
+	for (i = 0; i < k; i++) {
+		if (e[i]->d_name[0] != '_' && e[i]->d_name[0] != '.' && e[i]->d_type != DT_DIR &&
+		    !((*names)[n++] = strdup(e[i]->d_name)))
+			die(1, "out of memory");
+		free(e[i]);
+	}
+	free(e);
+	return n;
+}
+
+/* A row's significant change: the interval's end nearest 0, in %; 0 if none. */
+static double significant(const struct cmp_stat *st)
+{
+	if (st->few || !(st->a > 0) || (st->lo <= 0 && st->hi >= 0))
+		return 0;
+	return (st->lo > 0 ? st->lo : st->hi) / st->a * 100;
+}
+
+static int cmp_rows(const void *x, const void *y)
+{
+	const struct cmp_row *a = x, *b = y;
+
+	if (fabs(a->key) != fabs(b->key))
+		return fabs(a->key) < fabs(b->key) ? 1 : -1;
+	if (a->res.p != b->res.p)
+		return a->res.p < b->res.p ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* One statistic's change, in a column: "+12.3% [+8.1%, +16.0%]" or "~ ...". */
+static const char *change_cell(char *buf, size_t n, const struct cmp_stat *st)
+{
+	int dl, dh;
+	double lo, hi;
+
+	if (st->few)
+		snprintf(buf, n, "(few samples)");
+	else if (!(st->a > 0))
+		snprintf(buf, n, "(A is 0)");
+	else {
+		lo = outwards(st->lo / st->a * 100, false, &dl);
+		hi = outwards(st->hi / st->a * 100, true, &dh);
+		snprintf(buf, n, "%+.1f%% [%+.*f%%, %+.*f%%]%s", (st->b - st->a) / st->a * 100,
+			 dl, lo, dh, hi, lo <= 0 && hi >= 0 ? " ~" : "");
+	}
+	return buf;
+}
+
+static void json_stat(const char *key, const struct cmp_stat *st)
+{
+	printf("\"%s\":{\"a\":%.3f,\"b\":%.3f", key, st->a, st->b);
+	if (!st->few)
+		printf(",\"change_lo\":%.3f,\"change_hi\":%.3f,\"same\":%s", st->lo, st->hi,
+		       st->lo <= 0 && st->hi >= 0 ? "true" : "false");
+	printf("}");
+}
+
+/*
+ * --compare DIR_A DIR_B: every function of both groups, compared as two
+ * inputs are (each function's file, at the coarser frac_bits of the two),
+ * a row each, sorted by the significant change of the last percentile
+ * column (the end of its interval nearest 0), largest first; then by the
+ * test's p-value. With --json, an object. Functions of one group only are
+ * listed. Returns 1 when --fail-if fails for a function, naming each.
+ */
+int compare_groups(const char *da, const char *db, const char *na, const char *nb)
+{
+	char **fa, **fb, *pa, *pb, q[32], cell[96], last[40] = "the mean";
+	size_t n = 0, ka, kb, i, j, w = 8;
+	struct cmp_row *rows;
+	struct ks_data a, b;
+	int c, ret = 0;
+	double pct;
+
+	ka = group_funcs(da, &fa);
+	kb = group_funcs(db, &fb);
+	rows = calloc(ka + 1, sizeof(*rows));
+	if (!rows)
+		die(1, "out of memory");
+	for (i = 0, j = 0; i < ka && j < kb;) {
+		c = strcmp(fa[i], fb[j]);
+		if (c) {
+			c < 0 ? i++ : j++;
+			continue;
+		}
+		if (asprintf(&pa, "%s/%s", da, fa[i]) < 0 || asprintf(&pb, "%s/%s", db, fb[j]) < 0)
+			die(1, "out of memory");
+		load(&a, pa);
+		load(&b, pb);
+		{
+			int bits = a.bits < b.bits ? a.bits : b.bits;
+			struct ks_hist ca = { 0 }, cb = { 0 };
+
+			compare_compute(at_bits(&ca, selected(&a, pa), a.bits, bits),
+					at_bits(&cb, selected(&b, pb), b.bits, bits), bits,
+					&rows[n].res);
+			free(ca.count);
+			free(ca.sum);
+			free(cb.count);
+			free(cb.sum);
+		}
+		rows[n].name = fa[i];
+		fa[i] = NULL;
+		rows[n].key = opt.npct ? significant(&rows[n].res.pct[opt.npct - 1]) :
+			      significant(&rows[n].res.mean);
+		rows[n].fails = fails_if(&rows[n].res, &pct);
+		w = strlen(rows[n].name) > w ? strlen(rows[n].name) : w;
+		n++;
+		ks_data_free(&a);
+		ks_data_free(&b);
+		free(pa);
+		free(pb);
+		i++;
+		j++;
+	}
+	qsort(rows, n, sizeof(*rows), cmp_rows);
+	if (opt.out == OUT_JSON) {
+		printf("{\"a\":");
+		json_string(na);
+		printf(",\"b\":");
+		json_string(nb);
+		printf(",\"functions\":{");
+		for (i = 0; i < n; i++) {
+			const struct cmp_result *r = &rows[i].res;
+
+			printf("%s", i ? "," : "");
+			json_string(rows[i].name);
+			printf(":{\"count_a\":%llu,\"count_b\":%llu,", (unsigned long long)r->sa.n,
+			       (unsigned long long)r->sb.n);
+			if (r->sa.n && r->sb.n) {
+				json_stat("mean", &r->mean);
+				for (c = 0; c < opt.npct; c++) {
+					snprintf(cell, sizeof(cell), "p%s",
+						 pct_name(q, sizeof(q), opt.pct[c]));
+					printf(",");
+					json_stat(cell, &r->pct[c]);
+				}
+				printf(",\"ks_d\":%.6f,\"ks_p\":%.3g,", r->d, r->p);
+			}
+			printf("\"fails\":%s}", rows[i].fails ? "true" : "false");
+		}
+		printf("}}\n");
+	} else {
+		printf("%-*s %10s %10s %-30s", (int)w, "function", "count A", "count B", "mean");
+		for (c = 0; c < opt.npct; c++) {
+			snprintf(last, sizeof(last), "p%s", pct_name(q, sizeof(q), opt.pct[c]));
+			printf(" %-30s", last);
+		}
+		printf(" %8s\n", "ks p");
+		for (i = 0; i < n; i++) {
+			const struct cmp_result *r = &rows[i].res;
+
+			printf("%-*s %10llu %10llu", (int)w, rows[i].name,
+			       (unsigned long long)r->sa.n, (unsigned long long)r->sb.n);
+			if (!r->sa.n || !r->sb.n) {
+				printf(" (no samples in %s)\n", !r->sa.n ? "A" : "B");
+				continue;
+			}
+			printf(" %-30s", change_cell(cell, sizeof(cell), &r->mean));
+			for (c = 0; c < opt.npct; c++)
+				printf(" %-30s", change_cell(cell, sizeof(cell), &r->pct[c]));
+			printf(" %8.3g\n", r->p);
+		}
+		printf("%zu functions in both, %zu in %s only, %zu in %s only; sorted by the\n"
+		       "significant change of %s (the end of its 95%% interval nearest 0);\n"
+		       "~: the interval holds 0 (within the resolution and the noise)\n",
+		       n, ka - n, na, kb - n, nb, last);
+	}
+	for (i = 0; i < n; i++) {
+		if (rows[i].fails) {
+			fails_if(&rows[i].res, &pct);
+			fprintf(stderr, "%s: --fail-if %s: %s changed by %+.1f%%, significantly\n",
+				prog, opt.fail_if, rows[i].name, pct);
+			ret = 1;
+		}
+		free(rows[i].name);
+	}
+	for (i = 0; i < ka; i++)
+		free(fa[i]);
+	for (j = 0; j < kb; j++)
+		free(fb[j]);
+	free(fa);
+	free(fb);
+	free(rows);
+	return ret;
 }

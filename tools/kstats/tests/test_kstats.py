@@ -667,6 +667,63 @@ def follow_reads(args, snapshots):
     return rc, out, err, '; '.join(fed)
 
 
+def test_group_compare(rng):
+    """#43: A/B of a whole group: kstats --compare DIR_A DIR_B compares every
+    function of both, a row each, the significant change first; --json of
+    it; --fail-if STAT>N% exits 1 naming the functions that changed so."""
+    def draw(mu, n):
+        return [int(rng.lognormvariate(mu, 0.5)) for _ in range(n)]
+    a = {'vfs_read': {0: draw(8, 3000)}, 'vfs_write': {1: draw(9, 3000)},
+         'vfs_open': {0: draw(7, 2000)}, 'only_in_a': {0: draw(7, 100)}}
+    b = {'vfs_read': {0: draw(8, 3000)}, 'vfs_write': {1: [int(v * 1.3) for v in draw(9, 3000)]},
+         'vfs_open': {0: draw(7, 2000)}, 'only_in_b': {0: draw(7, 100)}}
+    d = tempfile.mkdtemp(dir=TMP)
+    da, db = os.path.join(d, 'A'), os.path.join(d, 'B')
+    gen.write_group(da, a, 3)
+    gen.write_group(db, b, 3)
+    rc, out, err = run(['--compare', '-p', '50,99', da, db])
+    rows = [l.split() for l in out.splitlines()[1:4]]
+    ok = rc == 0 and [r[0] for r in rows[:1]] == ['vfs_write'] and \
+        sorted(r[0] for r in rows) == ['vfs_open', 'vfs_read', 'vfs_write'] and \
+        '~' not in ' '.join(rows[0]) and '1 in %s only, 1 in %s only' % (da, db) in out
+    check('--compare DIR_A DIR_B: a row per function of both, the regressed one first, '
+          'its changes significant (no ~)', ok, out + err)
+    rc, out, err = run(['--compare', '--json', '-p', '99', da, db])
+    try:
+        fs = json.loads(out)['functions']
+    except (ValueError, KeyError):
+        fs = {}
+    check('--compare --json DIR_A DIR_B: each function, its p99 and mean with the '
+          'interval of the change, ks_p', rc == 0 and sorted(fs) ==
+          ['vfs_open', 'vfs_read', 'vfs_write'] and
+          fs['vfs_write']['p99']['same'] is False and fs['vfs_write']['ks_p'] < 0.01 and
+          fs['vfs_write']['count_a'] == 3000, out[:800] + err)
+    rc, out, err = run(['--compare', '-p', '50,99', '--fail-if', 'p99>+5%', da, db])
+    named = re.findall(r'--fail-if p99>\+5%: (\S+) changed', err)
+    check('--compare DIRs --fail-if \'p99>+5%\': exit 1, naming the regressed function only',
+          rc == 1 and named == ['vfs_write'], (rc, err))
+    rc, out, err = run(['--compare', '-p', '50,99', '--fail-if', 'p99<-5%', da, db])
+    check('--compare DIRs --fail-if \'p99<-5%\' (nothing got faster): exit 0',
+          rc == 0 and 'fail-if' not in err, (rc, err))
+    rc, out, err = run(['--compare', '--fail-if', 'mean>+50%', os.path.join(da, 'vfs_write'),
+                        os.path.join(db, 'vfs_write')])
+    rc2, out2, err2 = run(['--compare', '--fail-if', 'mean>+20%',
+                           os.path.join(da, 'vfs_write'), os.path.join(db, 'vfs_write')])
+    check('--compare A B --fail-if: 0 under the threshold (+50%), 1 over it (+20%)',
+          rc == 0 and rc2 == 1 and 'vfs_write changed by +' in err2, (rc, err, rc2, err2))
+    for args, what in ((['--fail-if', 'p99>5%', da], 'only with --compare'),
+                       (['--compare', '--fail-if', 'p42>5%', da, db], 'not mean or a percentile'),
+                       (['--compare', '--fail-if', 'p99>5', da, db], 'is a percentage'),
+                       (['--compare', da, os.path.join(db, 'vfs_read')], 'two groups'),
+                       (['--compare', '--json', os.path.join(da, 'vfs_read'),
+                         os.path.join(db, 'vfs_read')], 'of two groups')):
+        rc, out, err = run(args)
+        check('usage: kstats %s -> exit 1, "%s"' % (' '.join(a if '/' not in a else
+                                                               os.path.basename(a)
+                                                               for a in args), what),
+              rc == 1 and not out and what in err, err)
+
+
 def test_bad_live_read(rng):
     """#43.2: a live read of malformed text (a file rewritten in place while
     read) skips that interval, says so once, and reads again: --interval
@@ -1487,7 +1544,7 @@ def test_refused_options(rng):
             (['--name', 'x', '--csv'], '--name: only with --openmetrics'),
             (['--rows'], '--rows: only with --interval'),
             (['--rows', '--json', '--interval', '1'], '--rows: its own lines'),
-            (['--compare', '--json', path], '--compare: its own text'),
+            (['--compare', '--json', path], '--compare --json: of two groups'),
             (['--compare', '--hist', path], '--compare: its own text'),
             (['--json', '--csv'], 'one at a time'),
             (['--hist', '--openmetrics'], 'one at a time'),
@@ -1850,6 +1907,7 @@ def main():
         test_compare(rng)
         test_diff_interval(rng)
         test_bad_live_read(random.Random('%d-badread' % seed))
+        test_group_compare(random.Random('%d-groupab' % seed))
         test_malformed()
         test_truncated(rng)
         test_out_of_range()
