@@ -400,7 +400,7 @@ sel=$TOP/tools/testing/selftests
 # 60 minutes, is twice what it takes on a quiet machine: a CI machine
 # was seen to emulate it 1.6 times as slowly.
 KSTATS_FUZZ_COUNT=${KSTATS_FUZZ_COUNT:-500} KSTATS_FI_ROUNDS=${KSTATS_FI_ROUNDS:-2} \
-	KSTATS_REMOVE_ROUNDS=${KSTATS_REMOVE_ROUNDS:-15} \
+	KSTATS_REMOVE_ROUNDS=${KSTATS_REMOVE_ROUNDS:-15} KSTATS_RN_SWEEP=${KSTATS_RN_SWEEP:-check} \
 	torture_files "$LOGS" "${TORTURE_SECONDS:-20}" || fail "build kstats_helper and kstats_fuzz"
 static_kstats "$LOGS" || fail "build tools/kstats static, for the VM"
 # The self-test's module of kernel reports (harness/faults), built out of

@@ -306,6 +306,19 @@ ktap_print_msg "$(date +%T) remove with its Nth allocation failed"
 RN_FORMS="trace $F|trace pcpu:$F|trace fprobe:$F|trace rn start __x64_sys_getpid end $F"
 RN_FORMS="$RN_FORMS|trace rn start tp:softirq_entry end tp:softirq_exit"
 RN_FORMS="$RN_FORMS|trace fprobe:__x64_sys_getp*id as rn"
+# KSTATS_RN_SWEEP=check (make check's): trace FUNC alone and beside each
+# other probe (its kretprobe's removal takes the paths of kprobes' disarm
+# that pcpu: and a kprobe pair take too), and the forms without a kprobe
+# on ftrace alone; each point whose remove went through costs a re-add,
+# a walk of ftrace's functions (about 1 s under TCG and KASAN, twice for
+# a pair). all (make torture's): every form alone and beside each.
+RN_ALONE=$RN_FORMS
+RN_BESIDE=$RN_FORMS
+if [ "${KSTATS_RN_SWEEP:-all}" = check ]; then
+	RN_ALONE="trace $F|trace fprobe:$F|trace rn start tp:softirq_entry end tp:softirq_exit"
+	RN_ALONE="$RN_ALONE|trace fprobe:__x64_sys_getp*id as rn"
+	RN_BESIDE="trace $F"
+fi
 # rn_form CMD: the sweep of CMD's remove; prints the points it reached.
 rn_form() {
 	# The name: a group's (as NAME), a pair's, or the function's.
@@ -372,7 +385,11 @@ remove_nth() {
 			rc=1
 			break
 		fi
-		echo "$RN_FORMS" | tr '|' '\n' > "$T/rn"
+		if [ $other = none ]; then
+			echo "$RN_ALONE"
+		else
+			echo "$RN_BESIDE"
+		fi | tr '|' '\n' > "$T/rn"
 		while read -r cmd; do
 			p=$(rn_form "$cmd" < /dev/null) || { echo "$p"; rc=1; continue; }
 			echo "# beside $other other probe: $cmd: gone or refused cleanly" \
