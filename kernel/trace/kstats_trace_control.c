@@ -238,7 +238,9 @@ static bool kstats_trace_kprobes_kept(struct kstats_trace *t)
 		t->kept |= !t->krp.kp.addr;
 		break;
 	case KSTATS_TRACE_PAIR:
-		t->kept |= !t->start.kp.addr || !t->end.kp.addr;
+		/* An end's kprobe was registered if it has a handler. */
+		t->kept |= (t->start.kp.pre_handler && !t->start.kp.addr) ||
+			   (t->end.kp.pre_handler && !t->end.kp.addr);
 		break;
 	default:
 		break;
