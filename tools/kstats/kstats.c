@@ -82,9 +82,9 @@ static const char kstats_help[] =
 "                          (of different frac_bits: at the coarsest, exactly);\n"
 "                          of two groups (directories): a row per function of\n"
 "                          both, sorted by the significant change (--json too)\n"
-"      --fail-if STAT>N%   with --compare: exit 1 when STAT (mean or pQ) changed\n"
-"                          significantly, by more than N% (or STAT<N%: less);\n"
-"                          of groups, naming each function\n"
+"      --fail-if STAT>N%   with --compare: exit 3 when STAT (mean or pQ) changed\n"
+"                          by more than N% (STAT<N%: less), all its interval\n"
+"                          beyond; of groups, naming each function; repeatable\n"
 "  -d, --duration SECS     kstats trace: trace for SECS seconds\n"
 "  -p, --pid PID           kstats trace: only the calls of process PID\n"
 "  -c, --cgroup PATH       kstats trace: only the calls of the tasks of cgroup\n"
@@ -100,9 +100,9 @@ static const char kstats_help[] =
 "\n"
 "An option that would do nothing where it is given is a usage error.\n"
 "\n"
-"Exit status: 0, 1 on a usage or system error or a --fail-if that fails, 2\n"
-"on malformed input (also truncated, with counts out of range, or without\n"
-"the CPU of --cpu); for\n"
+"Exit status: 0, 1 on a usage or system error, 2 on malformed input (also\n"
+"truncated, with counts out of range, or without the CPU of --cpu), 3 when\n"
+"a --fail-if rule fails; for\n"
 "kstats trace -- COMMAND, COMMAND's status (128 + N if killed by signal N).\n";
 
 /* The options of a group's table that were given, for their errors. */
@@ -149,7 +149,7 @@ void parse_pcts(const char *list)
  * --fail-if STAT>N% or STAT<N%: STAT is mean or pQ, one of -p's columns;
  * N signed or not (+5 and 5 alike).
  */
-void parse_fail_if(const char *spec)
+void parse_fail_if(const char *spec, struct kstats_fail_if *r)
 {
 	const char *op = strpbrk(spec, "<>");
 	char stat[32], *end;
@@ -159,19 +159,20 @@ void parse_fail_if(const char *spec)
 		usage_error("--fail-if: '%s' is not STAT>N%% or STAT<N%% (STAT: mean or pQ)",
 			    spec);
 	snprintf(stat, sizeof(stat), "%.*s", (int)(op - spec), spec);
-	opt.fail_op = *op;
-	opt.fail_pct = strtod(op + 1, &end);
+	r->text = spec;
+	r->op = *op;
+	r->pct = strtod(op + 1, &end);
 	if (end == op + 1 || strcmp(end, "%"))
 		usage_error("--fail-if: '%s': the threshold is a percentage, as +5%%", spec);
 	if (!strcmp(stat, "mean")) {
-		opt.fail_stat = -1;
+		r->stat = -1;
 		return;
 	}
 	for (i = 0; i < opt.npct; i++) {
 		char q[32];
 
 		if (stat[0] == 'p' && !strcmp(stat + 1, pct_name(q, sizeof(q), opt.pct[i]))) {
-			opt.fail_stat = i;
+			r->stat = i;
 			return;
 		}
 	}
@@ -395,7 +396,9 @@ int main(int argc, char **argv)
 			mode_cmp = 1;
 			break;
 		case O_FAIL_IF:
-			opt.fail_if = optarg;	/* once -p is known */
+			if (opt.nfail_if == MAX_FAIL_IF)
+				usage_error("--fail-if: %d rules at most", MAX_FAIL_IF);
+			opt.fail_if[opt.nfail_if++].text = optarg;	/* once -p is known */
 			break;
 		case 'h':
 			show_help(stdout);
@@ -457,10 +460,10 @@ int main(int argc, char **argv)
 		usage_error("--diff, --compare and --merge: one at a time");
 	if (opt.outfile && mode_cmp)
 		usage_error("-o: not with --compare");
-	if (opt.fail_if && !mode_cmp)
+	if (opt.nfail_if && !mode_cmp)
 		usage_error("--fail-if: only with --compare");
-	if (opt.fail_if)
-		parse_fail_if(opt.fail_if);
+	for (c = 0; c < opt.nfail_if; c++)
+		parse_fail_if(opt.fail_if[c].text, &opt.fail_if[c]);
 	/* Each interval's exposition replaces the file; other formats add up. */
 	if (opt.outfile && opt.interval > 0 && opt.out != OUT_OPENMETRICS)
 		usage_error("-o with --interval: only --openmetrics, %s",

@@ -24,6 +24,9 @@
 #endif
 
 #define MAX_PCTS 32
+#define MAX_FAIL_IF 8
+/* The exit status of kstats --compare when a --fail-if rule fails. */
+#define EXIT_FAIL_IF 3
 
 enum kstats_out { OUT_SUMMARY, OUT_HIST, OUT_JSON, OUT_CSV, OUT_OPENMETRICS };
 
@@ -46,11 +49,14 @@ struct kstats_opt {
 	int log2;		/* --hist --log2 */
 	long pid;		/* kstats trace --pid */
 	const char *cgroup;	/* kstats trace --cgroup */
-	/* --fail-if STAT>N% or STAT<N%: its text, statistic, sign, N */
-	const char *fail_if;
-	int fail_stat;		/* -1: the mean; else a column of pct */
-	int fail_op;		/* '>' or '<' */
-	double fail_pct;
+	/* --fail-if STAT>N% or STAT<N%, each: its text, statistic, sign, N */
+	struct kstats_fail_if {
+		const char *text;
+		int stat;	/* -1: the mean; else a column of pct */
+		int op;		/* '>' or '<' */
+		double pct;
+	} fail_if[MAX_FAIL_IF];
+	int nfail_if;
 };
 
 /* kstats.c: the options, usage and errors; main() */
@@ -65,8 +71,8 @@ _Noreturn void kstats_usage_error(const char *fmt, ...);
 int kstats_bits(void);
 /* -p LIST, into opt.pct */
 void parse_pcts(const char *list);
-/* --fail-if SPEC, into opt.fail_* */
-void parse_fail_if(const char *spec);
+/* --fail-if SPEC, into @r, once -p is known */
+void parse_fail_if(const char *spec, struct kstats_fail_if *r);
 
 /* kstats_input.c: the inputs */
 /* The debugfs mount point (malloc()ed), or NULL if not mounted. */

@@ -276,22 +276,43 @@ static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int b
 	       "   one distribution\n");
 }
 
-/*
- * Whether @res passes --fail-if: its statistic changed significantly (the
- * interval of the change does not hold 0) and by more than the threshold
- * (in % of A's value; any change of a 0). The change, in %, in *@pct.
- */
-static bool fails_if(const struct cmp_result *res, double *pct)
+/* A statistic's change, in % of A's value (any change of a 0: infinite). */
+static double change_pct(const struct cmp_stat *st)
 {
-	const struct cmp_stat *st = opt.fail_stat < 0 ? &res->mean : &res->pct[opt.fail_stat];
+	if (st->a > 0)
+		return (st->b - st->a) / st->a * 100;
+	return st->b > st->a ? INFINITY : st->b < st->a ? -INFINITY : 0;
+}
 
-	if (!opt.fail_if || !res->sa.n || !res->sb.n || st->few)
+/*
+ * The --fail-if rules that @res fails, said on standard error for @name:
+ * a statistic fails STAT>N% when the whole of the interval of its change
+ * is above N% of A's value (STAT<N%: below), so that noise, which the
+ * interval holds, fails no rule. Returns whether one failed.
+ */
+static bool fails_if(const struct cmp_result *res, const char *name)
+{
+	const struct kstats_fail_if *r;
+	const struct cmp_stat *st;
+	bool failed = false;
+	double lo, hi;
+
+	if (!res->sa.n || !res->sb.n)
 		return false;
-	*pct = st->a > 0 ? (st->b - st->a) / st->a * 100 :
-	       st->b > st->a ? INFINITY : st->b < st->a ? -INFINITY : 0;
-	if (st->lo <= 0 && st->hi >= 0)
-		return false;
-	return opt.fail_op == '>' ? *pct > opt.fail_pct : *pct < opt.fail_pct;
+	for (r = opt.fail_if; r < opt.fail_if + opt.nfail_if; r++) {
+		st = r->stat < 0 ? &res->mean : &res->pct[r->stat];
+		if (st->few)
+			continue;
+		lo = st->a > 0 ? st->lo / st->a * 100 : st->lo > 0 ? INFINITY : -INFINITY;
+		hi = st->a > 0 ? st->hi / st->a * 100 : st->hi < 0 ? -INFINITY : INFINITY;
+		if (r->op == '>' ? lo <= r->pct : hi >= r->pct)
+			continue;
+		if (name)
+			fprintf(stderr, "%s: --fail-if %s: %s changed by %+.1f%% [%+.1f%%, %+.1f%%]\n",
+				prog, r->text, name, change_pct(st), lo, hi);
+		failed = true;
+	}
+	return failed;
 }
 
 /* @h coarsened to @bits into @tmp, or @h itself if it has them. */
@@ -309,7 +330,8 @@ static const struct ks_hist *at_bits(struct ks_hist *tmp, const struct ks_hist *
  * coarsest, as --merge sums them: each slot of the finer one lies whole
  * in one of the coarser (a union of finer slots), so every count stays
  * exact and only the resolution is the coarsest's. Said on standard
- * error, with each input's frac_bits. Returns 1 when --fail-if fails.
+ * error, with each input's frac_bits. Returns EXIT_FAIL_IF when a
+ * --fail-if rule fails, else 0.
  */
 int compare_inputs(const struct ks_data *a, const struct ks_data *b, const char *na,
 		   const char *nb)
@@ -318,7 +340,6 @@ int compare_inputs(const struct ks_data *a, const struct ks_data *b, const char 
 	int bits = a->bits < b->bits ? a->bits : b->bits;
 	struct ks_hist ca = { 0 }, cb = { 0 };
 	struct cmp_result res;
-	double pct;
 
 	if (a->bits != b->bits) {
 		fprintf(stderr, "%s: --compare: the inputs' frac_bits differ: %s has %d, %s has %d",
@@ -332,19 +353,15 @@ int compare_inputs(const struct ks_data *a, const struct ks_data *b, const char 
 	free(ca.sum);
 	free(cb.count);
 	free(cb.sum);
-	if (!fails_if(&res, &pct))
-		return 0;
-	fprintf(stderr, "%s: --fail-if %s: %s changed by %+.1f%%, significantly\n", prog,
-		opt.fail_if, nb, pct);
-	return 1;
+	return fails_if(&res, nb) ? EXIT_FAIL_IF : 0;
 }
 
 /* A function of both groups, compared. */
 struct cmp_row {
 	char *name;
 	struct cmp_result res;
-	double key;		/* the sort: the significant change, in % */
-	bool fails;
+	double key;		/* the sort: the largest significant change, in % */
+	bool empty;		/* no samples in A or in B: nothing to compare */
 };
 
 /* The functions of group @dir (its files but _summary), sorted, in *@names. */
@@ -370,7 +387,7 @@ static size_t group_funcs(const char *dir, char ***names)
 	return n;
 }
 
-/* A row's significant change: the interval's end nearest 0, in %; 0 if none. */
+/* A statistic's significant change: its interval's end nearest 0, in %; 0 if none. */
 static double significant(const struct cmp_stat *st)
 {
 	if (st->few || !(st->a > 0) || (st->lo <= 0 && st->hi >= 0))
@@ -378,10 +395,26 @@ static double significant(const struct cmp_stat *st)
 	return (st->lo > 0 ? st->lo : st->hi) / st->a * 100;
 }
 
+/* The largest significant change of the mean and the percentiles of @res. */
+static double row_key(const struct cmp_result *res)
+{
+	double key = significant(&res->mean), k;
+	int i;
+
+	for (i = 0; i < opt.npct; i++) {
+		k = significant(&res->pct[i]);
+		key = fabs(k) > fabs(key) ? k : key;
+	}
+	return key;
+}
+
+/* Empty rows last; then the largest significant change, the test, the name. */
 static int cmp_rows(const void *x, const void *y)
 {
 	const struct cmp_row *a = x, *b = y;
 
+	if (a->empty != b->empty)
+		return a->empty ? 1 : -1;
 	if (fabs(a->key) != fabs(b->key))
 		return fabs(a->key) < fabs(b->key) ? 1 : -1;
 	if (a->res.p != b->res.p)
@@ -389,7 +422,7 @@ static int cmp_rows(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-/* One statistic's change, in a column: "+12.3% [+8.1%, +16.0%]" or "~ ...". */
+/* One statistic's change, in a column: "+12.3% [+8.1, +16.0]", "~" if it holds 0. */
 static const char *change_cell(char *buf, size_t n, const struct cmp_stat *st)
 {
 	int dl, dh;
@@ -402,44 +435,95 @@ static const char *change_cell(char *buf, size_t n, const struct cmp_stat *st)
 	else {
 		lo = outwards(st->lo / st->a * 100, false, &dl);
 		hi = outwards(st->hi / st->a * 100, true, &dh);
-		snprintf(buf, n, "%+.1f%% [%+.*f%%, %+.*f%%]%s", (st->b - st->a) / st->a * 100,
-			 dl, lo, dh, hi, lo <= 0 && hi >= 0 ? " ~" : "");
+		snprintf(buf, n, "%+.1f%% [%+.*f, %+.*f]%s", change_pct(st), dl, lo, dh, hi,
+			 lo <= 0 && hi >= 0 ? " ~" : "");
 	}
 	return buf;
 }
 
+/* A statistic in JSON: its values, and the change in % with its interval. */
 static void json_stat(const char *key, const struct cmp_stat *st)
 {
 	printf("\"%s\":{\"a\":%.3f,\"b\":%.3f", key, st->a, st->b);
-	if (!st->few)
-		printf(",\"change_lo\":%.3f,\"change_hi\":%.3f,\"same\":%s", st->lo, st->hi,
-		       st->lo <= 0 && st->hi >= 0 ? "true" : "false");
-	printf("}");
+	if (st->few) {
+		printf(",\"few\":true}");
+		return;
+	}
+	if (st->a > 0)
+		printf(",\"change_pct\":%.3f,\"lo_pct\":%.3f,\"hi_pct\":%.3f",
+		       change_pct(st), st->lo / st->a * 100, st->hi / st->a * 100);
+	printf(",\"change_lo\":%.3f,\"change_hi\":%.3f,\"same\":%s}", st->lo, st->hi,
+	       st->lo <= 0 && st->hi >= 0 ? "true" : "false");
+}
+
+/* The names of @n functions of one group only, in JSON. */
+static void json_names(const char *key, char **names, size_t n)
+{
+	size_t i, k = 0;
+
+	printf(",\"%s\":[", key);
+	for (i = 0; i < n; i++) {
+		if (!names[i])
+			continue;
+		printf("%s", k++ ? "," : "");
+		json_string(names[i]);
+	}
+	printf("]");
+}
+
+/* The names of @n functions of one group only, in a line of text. */
+static void text_names(const char *group, char **names, size_t n)
+{
+	char name[1024];
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += names[i] != NULL;
+	if (!k)
+		return;
+	printf("in %s only (%zu):", shown(name, sizeof(name), group), k);
+	for (i = 0; i < n; i++)
+		if (names[i])
+			printf(" %s", shown(name, sizeof(name), names[i]));
+	putchar('\n');
 }
 
 /*
  * --compare DIR_A DIR_B: every function of both groups, compared as two
  * inputs are (each function's file, at the coarser frac_bits of the two),
- * a row each, sorted by the significant change of the last percentile
- * column (the end of its interval nearest 0), largest first; then by the
- * test's p-value. With --json, an object. Functions of one group only are
- * listed. Returns 1 when --fail-if fails for a function, naming each.
+ * a row each, sorted by the largest significant change of the mean and
+ * the percentile columns (the end of its interval nearest 0), then by the
+ * test's p-value; rows of a function without samples in A or B last. The
+ * functions of one group only are named after. With --json, an object.
+ * Returns EXIT_FAIL_IF when a --fail-if rule fails for a function,
+ * naming each on standard error.
  */
 int compare_groups(const char *da, const char *db, const char *na, const char *nb)
 {
-	char **fa, **fb, *pa, *pb, q[32], cell[96], last[40] = "the mean";
-	size_t n = 0, ka, kb, i, j, w = 8;
+	char **fa, **fb, *pa, *pb, q[32], cell[96], name[1024];
+	size_t n = 0, ka, kb, i, j, wn = 8;
+	int c, ret = 0, coarse = 0, w[1 + MAX_PCTS];
 	struct cmp_row *rows;
 	struct ks_data a, b;
-	int c, ret = 0;
-	double pct;
 
+	/*
+	 * A row per function: the mean and, unless -p, p50 and p99 (the
+	 * --fail-if rules then name their columns anew).
+	 */
+	if (!opt.pcts) {
+		parse_pcts("50,99");
+		for (c = 0; c < opt.nfail_if; c++)
+			parse_fail_if(opt.fail_if[c].text, &opt.fail_if[c]);
+	}
 	ka = group_funcs(da, &fa);
 	kb = group_funcs(db, &fb);
 	rows = calloc(ka + 1, sizeof(*rows));
 	if (!rows)
 		die(1, "out of memory");
 	for (i = 0, j = 0; i < ka && j < kb;) {
+		int bits;
+		struct ks_hist ca = { 0 }, cb = { 0 };
+
 		c = strcmp(fa[i], fb[j]);
 		if (c) {
 			c < 0 ? i++ : j++;
@@ -449,24 +533,20 @@ int compare_groups(const char *da, const char *db, const char *na, const char *n
 			die(1, "out of memory");
 		load(&a, pa);
 		load(&b, pb);
-		{
-			int bits = a.bits < b.bits ? a.bits : b.bits;
-			struct ks_hist ca = { 0 }, cb = { 0 };
-
-			compare_compute(at_bits(&ca, selected(&a, pa), a.bits, bits),
-					at_bits(&cb, selected(&b, pb), b.bits, bits), bits,
-					&rows[n].res);
-			free(ca.count);
-			free(ca.sum);
-			free(cb.count);
-			free(cb.sum);
-		}
+		bits = a.bits < b.bits ? a.bits : b.bits;
+		coarse |= a.bits != b.bits;
+		compare_compute(at_bits(&ca, selected(&a, pa), a.bits, bits),
+				at_bits(&cb, selected(&b, pb), b.bits, bits), bits, &rows[n].res);
+		free(ca.count);
+		free(ca.sum);
+		free(cb.count);
+		free(cb.sum);
 		rows[n].name = fa[i];
+		rows[n].empty = !rows[n].res.sa.n || !rows[n].res.sb.n;
+		rows[n].key = row_key(&rows[n].res);
 		fa[i] = NULL;
-		rows[n].key = opt.npct ? significant(&rows[n].res.pct[opt.npct - 1]) :
-			      significant(&rows[n].res.mean);
-		rows[n].fails = fails_if(&rows[n].res, &pct);
-		w = strlen(rows[n].name) > w ? strlen(rows[n].name) : w;
+		free(fb[j]);
+		fb[j] = NULL;
 		n++;
 		ks_data_free(&a);
 		ks_data_free(&b);
@@ -475,6 +555,9 @@ int compare_groups(const char *da, const char *db, const char *na, const char *n
 		i++;
 		j++;
 	}
+	if (coarse)
+		fprintf(stderr, "%s: --compare: %s\n", prog,
+			"functions of different frac_bits in A and B are compared at the coarser");
 	qsort(rows, n, sizeof(*rows), cmp_rows);
 	if (opt.out == OUT_JSON) {
 		printf("{\"a\":");
@@ -487,9 +570,10 @@ int compare_groups(const char *da, const char *db, const char *na, const char *n
 
 			printf("%s", i ? "," : "");
 			json_string(rows[i].name);
-			printf(":{\"count_a\":%llu,\"count_b\":%llu,", (unsigned long long)r->sa.n,
+			printf(":{\"count_a\":%llu,\"count_b\":%llu", (unsigned long long)r->sa.n,
 			       (unsigned long long)r->sb.n);
-			if (r->sa.n && r->sb.n) {
+			if (!rows[i].empty) {
+				printf(",");
 				json_stat("mean", &r->mean);
 				for (c = 0; c < opt.npct; c++) {
 					snprintf(cell, sizeof(cell), "p%s",
@@ -497,44 +581,61 @@ int compare_groups(const char *da, const char *db, const char *na, const char *n
 					printf(",");
 					json_stat(cell, &r->pct[c]);
 				}
-				printf(",\"ks_d\":%.6f,\"ks_p\":%.3g,", r->d, r->p);
+				printf(",\"ks_d\":%.6f,\"ks_p\":%.3g", r->d, r->p);
 			}
-			printf("\"fails\":%s}", rows[i].fails ? "true" : "false");
+			printf(",\"fails\":%s}", fails_if(r, NULL) ? "true" : "false");
 		}
-		printf("}}\n");
+		printf("}");
+		json_names("only_a", fa, ka);
+		json_names("only_b", fb, kb);
+		printf("}\n");
 	} else {
-		printf("%-*s %10s %10s %-30s", (int)w, "function", "count A", "count B", "mean");
-		for (c = 0; c < opt.npct; c++) {
-			snprintf(last, sizeof(last), "p%s", pct_name(q, sizeof(q), opt.pct[c]));
-			printf(" %-30s", last);
+		/* Each column as wide as its widest cell. */
+		for (i = 0; i < n; i++)
+			wn = strlen(shown(name, sizeof(name), rows[i].name)) > wn ?
+			     strlen(name) : wn;
+		for (c = 0; c <= opt.npct; c++) {
+			w[c] = c ? 1 + strlen(pct_name(q, sizeof(q), opt.pct[c - 1])) : 4;
+			for (i = 0; i < n; i++) {
+				if (rows[i].empty)
+					continue;
+				change_cell(cell, sizeof(cell),
+					    c ? &rows[i].res.pct[c - 1] : &rows[i].res.mean);
+				w[c] = (int)strlen(cell) > w[c] ? (int)strlen(cell) : w[c];
+			}
+		}
+		printf("%-*s %8s %8s %-*s", (int)wn, "function", "count A", "count B", w[0],
+		       "mean");
+		for (c = 1; c <= opt.npct; c++) {
+			snprintf(cell, sizeof(cell), "p%s", pct_name(q, sizeof(q), opt.pct[c - 1]));
+			printf(" %-*s", w[c], cell);
 		}
 		printf(" %8s\n", "ks p");
 		for (i = 0; i < n; i++) {
 			const struct cmp_result *r = &rows[i].res;
 
-			printf("%-*s %10llu %10llu", (int)w, rows[i].name,
+			printf("%-*s %8llu %8llu", (int)wn, shown(name, sizeof(name), rows[i].name),
 			       (unsigned long long)r->sa.n, (unsigned long long)r->sb.n);
-			if (!r->sa.n || !r->sb.n) {
-				printf(" (no samples in %s)\n", !r->sa.n ? "A" : "B");
+			if (rows[i].empty) {
+				printf(" (no samples in %s)\n", !r->sa.n && !r->sb.n ? "A or B" :
+				       !r->sa.n ? "A" : "B");
 				continue;
 			}
-			printf(" %-30s", change_cell(cell, sizeof(cell), &r->mean));
-			for (c = 0; c < opt.npct; c++)
-				printf(" %-30s", change_cell(cell, sizeof(cell), &r->pct[c]));
-			printf(" %8.3g\n", r->p);
+			printf(" %-*s", w[0], change_cell(cell, sizeof(cell), &r->mean));
+			for (c = 1; c <= opt.npct; c++)
+				printf(" %-*s", w[c], change_cell(cell, sizeof(cell), &r->pct[c - 1]));
+			printf(" %8.2g\n", r->p);
 		}
-		printf("%zu functions in both, %zu in %s only, %zu in %s only; sorted by the\n"
-		       "significant change of %s (the end of its 95%% interval nearest 0);\n"
-		       "~: the interval holds 0 (within the resolution and the noise)\n",
-		       n, ka - n, na, kb - n, nb, last);
+		text_names(na, fa, ka);
+		text_names(nb, fb, kb);
+		printf("%zu functions in both; each change in %% of A, with its 95%% interval;\n"
+		       "sorted by the largest significant change (the end of an interval\n"
+		       "nearest 0); ~: the interval holds 0 (within the resolution and the noise)\n",
+		       n);
 	}
 	for (i = 0; i < n; i++) {
-		if (rows[i].fails) {
-			fails_if(&rows[i].res, &pct);
-			fprintf(stderr, "%s: --fail-if %s: %s changed by %+.1f%%, significantly\n",
-				prog, opt.fail_if, rows[i].name, pct);
-			ret = 1;
-		}
+		if (fails_if(&rows[i].res, rows[i].name))
+			ret = EXIT_FAIL_IF;
 		free(rows[i].name);
 	}
 	for (i = 0; i < ka; i++)

@@ -170,14 +170,13 @@ void follow(const char *input)
 	while (!opt.count || i < opt.count) {
 		nanosleep(&ts, NULL);
 		err = try_load(&cur, path, why);
-		/* Malformed: no output for this read, the next covers it. */
+		/* Malformed: no output for this read, the next covers it; said once. */
 		if (err < 0) {
 			if (!bad++)
 				fprintf(stderr, "%s: %s: %s; skipped that read, reading again\n",
 					prog, path, why);
 			continue;
 		}
-		bad = 0;
 		if (err) {
 			if (!gone++)
 				fprintf(stderr, "%s: %s: %s; waiting for it\n", prog, path,

@@ -72,8 +72,10 @@ static const char *pct_key_name(void)
 	const double *pcts;
 	int n;
 
+	char q[32];
+
 	pcts = table_pcts(&n);
-	snprintf(name, sizeof(name), "p%g", pcts[n - 1]);
+	snprintf(name, sizeof(name), "p%s", pct_name(q, sizeof(q), pcts[n - 1]));
 	return name;
 }
 
@@ -82,12 +84,13 @@ static const char *sort_name(void)
 {
 	static char name[40];
 	const double *pcts;
+	char q[32];
 	int n;
 
 	if (top_opt.sort != SORT_PCT)
 		return sort_names[top_opt.sort];
 	pcts = table_pcts(&n);
-	snprintf(name, sizeof(name), "p%g", pcts[top_opt.sort_pct]);
+	snprintf(name, sizeof(name), "p%s", pct_name(q, sizeof(q), pcts[top_opt.sort_pct]));
 	return name;
 }
 
@@ -123,7 +126,7 @@ struct top {
 	/*
 	 * Malformed text in a live read (a file rewritten in place while
 	 * read, as rsync or a network file system copy does): that read is
-	 * skipped, and said once until a read succeeds. With @strict (the
+	 * skipped, said the first time. With @strict (the
 	 * first read, and a snapshot), it is an error.
 	 */
 	int strict;
@@ -695,13 +698,12 @@ static int top_read(struct top *t)
 		row_interval(&t->rows[i]);
 		t->rows[i].cur = !t->rows[i].cur;
 	}
-	t->bad_said = 0;
 	return 0;
 }
 
 /*
- * A live read skipped: said once, until a read succeeds; on a terminal,
- * once the screen is left, with the files skipped.
+ * A live read skipped: said the first time; on a terminal, once the
+ * screen is left, with the files skipped.
  */
 static void top_say_bad(struct top *t)
 {
@@ -843,9 +845,9 @@ static void table_head(char *buf, size_t n, int w, int rate)
 	if (rate && k >= 0 && (size_t)k < n)
 		k += snprintf(buf + k, n - k, " %10s", "rate/s");
 	for (i = 0; i < npct && k >= 0 && (size_t)k < n; i++) {
-		char col[40];
+		char col[40], q[32];
 
-		snprintf(col, sizeof(col), "p%g", pcts[i]);
+		snprintf(col, sizeof(col), "p%s", pct_name(q, sizeof(q), pcts[i]));
 		k += snprintf(buf + k, n - k, " %10s", col);
 	}
 	if (k >= 0 && (size_t)k < n)
@@ -1064,7 +1066,7 @@ static void draw(struct top *t, const char *name, double secs)
 	for (c = 0; c < 2; c++)
 		snprintf(head[c], TOP_CELL, "%s", heads[c]);
 	for (c = 0; c < npct; c++)
-		snprintf(head[2 + c], TOP_CELL, "p%g", pcts[c]);
+		snprintf(head[2 + c], TOP_CELL, "p%s", pct_name(buf, sizeof(buf), pcts[c]));
 	snprintf(head[ncol - 2], TOP_CELL, "max<=");
 	snprintf(head[ncol - 1], TOP_CELL, "total");
 	for (c = 0; c < ncol; c++)
@@ -1086,10 +1088,16 @@ static void draw(struct top *t, const char *name, double secs)
 		screen_line(buf, cols, "\033[7m");
 	}
 	for (i = 0; i < n; i++) {
-		/* A name cut short ends in '~'. */
-		if ((int)strlen(v[i]->shown) > namew)
-			k = snprintf(buf, sizeof(buf), "%.*s~", namew - 1, v[i]->shown);
-		else
+		/*
+		 * A name cut short keeps its start and its end, a '~' between:
+		 * names of a prefix (foo.isra.0, foo.constprop.0) stay apart.
+		 */
+		if ((int)strlen(v[i]->shown) > namew) {
+			int head = (namew - 1) / 2, tail = namew - 1 - head;
+
+			k = snprintf(buf, sizeof(buf), "%.*s~%s", head, v[i]->shown,
+				     v[i]->shown + strlen(v[i]->shown) - tail);
+		} else
 			k = snprintf(buf, sizeof(buf), "%-*s", namew, v[i]->shown);
 		for (c = 0; c < ncol; c++)
 			if (keep[c])
@@ -1321,7 +1329,7 @@ static void top_opt_unit(const char *arg)
 /* -s KEY, once -p is known: total, count, name or pQ, a percentile column. */
 void top_opt_sort(const char *arg)
 {
-	char cols[MAX_PCTS * 12] = "", *end;
+	char cols[MAX_PCTS * 24] = "", qn[32], *end;
 	const double *pcts;
 	int k, n, len = 0;
 	double q;
@@ -1342,7 +1350,8 @@ void top_opt_sort(const char *arg)
 		}
 	}
 	for (k = 0; k < n && len >= 0 && (size_t)len < sizeof(cols); k++)
-		len += snprintf(cols + len, sizeof(cols) - len, "%sp%g", k ? ", " : "", pcts[k]);
+		len += snprintf(cols + len, sizeof(cols) - len, "%sp%s", k ? ", " : "",
+				pct_name(qn, sizeof(qn), pcts[k]));
 	kstats_usage_error("--sort: '%s' is not total, count, name or a percentile column (%s)",
 			   arg, cols);
 }

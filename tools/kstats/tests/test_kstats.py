@@ -670,47 +670,65 @@ def follow_reads(args, snapshots):
 def test_group_compare(rng):
     """#43: A/B of a whole group: kstats --compare DIR_A DIR_B compares every
     function of both, a row each, the significant change first; --json of
-    it; --fail-if STAT>N% exits 1 naming the functions that changed so."""
+    it; --fail-if STAT>N% exits 3 naming the functions whose change's
+    interval lies beyond N%."""
     def draw(mu, n):
         return [int(rng.lognormvariate(mu, 0.5)) for _ in range(n)]
     a = {'vfs_read': {0: draw(8, 3000)}, 'vfs_write': {1: draw(9, 3000)},
          'vfs_open': {0: draw(7, 2000)}, 'only_in_a': {0: draw(7, 100)}}
-    b = {'vfs_read': {0: draw(8, 3000)}, 'vfs_write': {1: [int(v * 1.3) for v in draw(9, 3000)]},
+    b = {'vfs_read': {0: draw(8, 3000)}, 'vfs_write': {1: [int(v * 1.5) for v in draw(9, 3000)]},
          'vfs_open': {0: draw(7, 2000)}, 'only_in_b': {0: draw(7, 100)}}
     d = tempfile.mkdtemp(dir=TMP)
     da, db = os.path.join(d, 'A'), os.path.join(d, 'B')
     gen.write_group(da, a, 3)
     gen.write_group(db, b, 3)
-    rc, out, err = run(['--compare', '-p', '50,99', da, db])
+    rc, out, err = run(['--compare', da, db])
     rows = [l.split() for l in out.splitlines()[1:4]]
     ok = rc == 0 and [r[0] for r in rows[:1]] == ['vfs_write'] and \
         sorted(r[0] for r in rows) == ['vfs_open', 'vfs_read', 'vfs_write'] and \
-        '~' not in ' '.join(rows[0]) and '1 in %s only, 1 in %s only' % (da, db) in out
-    check('--compare DIR_A DIR_B: a row per function of both, the regressed one first, '
-          'its changes significant (no ~)', ok, out + err)
+        '~' not in ' '.join(rows[0]) and 'in %s only (1): only_in_a\n' % da in out and \
+        'in %s only (1): only_in_b\n' % db in out and \
+        out.splitlines()[0].split()[-5:] == ['mean', 'p50', 'p99', 'ks', 'p']
+    check('--compare DIR_A DIR_B: a row per function of both (mean, p50, p99), the '
+          'regressed one first, its changes significant (no ~), those of one group named',
+          ok, out + err)
     rc, out, err = run(['--compare', '--json', '-p', '99', da, db])
     try:
         fs = json.loads(out)['functions']
     except (ValueError, KeyError):
         fs = {}
+    try:
+        js = json.loads(out)
+    except ValueError:
+        js = {}
     check('--compare --json DIR_A DIR_B: each function, its p99 and mean with the '
-          'interval of the change, ks_p', rc == 0 and sorted(fs) ==
-          ['vfs_open', 'vfs_read', 'vfs_write'] and
+          'change and its interval (in % too), ks_p; those of one group',
+          rc == 0 and sorted(fs) == ['vfs_open', 'vfs_read', 'vfs_write'] and
           fs['vfs_write']['p99']['same'] is False and fs['vfs_write']['ks_p'] < 0.01 and
-          fs['vfs_write']['count_a'] == 3000, out[:800] + err)
-    rc, out, err = run(['--compare', '-p', '50,99', '--fail-if', 'p99>+5%', da, db])
-    named = re.findall(r'--fail-if p99>\+5%: (\S+) changed', err)
-    check('--compare DIRs --fail-if \'p99>+5%\': exit 1, naming the regressed function only',
-          rc == 1 and named == ['vfs_write'], (rc, err))
+          fs['vfs_write']['count_a'] == 3000 and
+          fs['vfs_write']['p99']['lo_pct'] > 0 and
+          abs(fs['vfs_write']['mean']['change_pct'] - 50) < 5 and
+          js.get('only_a') == ['only_in_a'] and js.get('only_b') == ['only_in_b'],
+          out[:800] + err)
+    rc, out, err = run(['--compare', '-p', '50,99', '--fail-if', 'p99>+5%',
+                        '--fail-if', 'mean>+10%', da, db])
+    named = re.findall(r'--fail-if (\S+): (\S+) changed', err)
+    check('--compare DIRs --fail-if \'p99>+5%\' --fail-if \'mean>+10%\': exit 3, each '
+          'rule naming the regressed function only',
+          rc == 3 and sorted(named) == [('mean>+10%', 'vfs_write'), ('p99>+5%', 'vfs_write')],
+          (rc, err))
+    rc, out, err = run(['--compare', '--fail-if', 'mean>+70%', da, db])
+    check('--compare DIRs --fail-if \'mean>+70%\', above the interval of the change '
+          '(about +50%): exit 0', rc == 0 and 'fail-if' not in err, (rc, err))
     rc, out, err = run(['--compare', '-p', '50,99', '--fail-if', 'p99<-5%', da, db])
     check('--compare DIRs --fail-if \'p99<-5%\' (nothing got faster): exit 0',
           rc == 0 and 'fail-if' not in err, (rc, err))
-    rc, out, err = run(['--compare', '--fail-if', 'mean>+50%', os.path.join(da, 'vfs_write'),
+    rc, out, err = run(['--compare', '--fail-if', 'mean>+70%', os.path.join(da, 'vfs_write'),
                         os.path.join(db, 'vfs_write')])
     rc2, out2, err2 = run(['--compare', '--fail-if', 'mean>+20%',
                            os.path.join(da, 'vfs_write'), os.path.join(db, 'vfs_write')])
-    check('--compare A B --fail-if: 0 under the threshold (+50%), 1 over it (+20%)',
-          rc == 0 and rc2 == 1 and 'vfs_write changed by +' in err2, (rc, err, rc2, err2))
+    check('--compare A B --fail-if: 0 under the threshold (+70%), 3 over it (+20%)',
+          rc == 0 and rc2 == 3 and 'vfs_write changed by +' in err2, (rc, err, rc2, err2))
     for args, what in ((['--fail-if', 'p99>5%', da], 'only with --compare'),
                        (['--compare', '--fail-if', 'p42>5%', da, db], 'not mean or a percentile'),
                        (['--compare', '--fail-if', 'p99>5', da, db], 'is a percentage'),
