@@ -284,6 +284,14 @@ static double change_pct(const struct cmp_stat *st)
 	return st->b > st->a ? INFINITY : st->b < st->a ? -INFINITY : 0;
 }
 
+/* A --fail-if rule that @name failed, on standard error. */
+static void say_failed(const struct kstats_fail_if *r, const char *name, double pct,
+		       double lo, double hi)
+{
+	fprintf(stderr, "%s: --fail-if %s: %s changed by %+.1f%% [%+.1f%%, %+.1f%%]\n",
+		prog, r->text, name, pct, lo, hi);
+}
+
 /*
  * The --fail-if rules that @res fails, said on standard error for @name:
  * a statistic fails STAT>N% when the whole of the interval of its change
@@ -308,8 +316,7 @@ static bool fails_if(const struct cmp_result *res, const char *name)
 		if (r->op == '>' ? lo <= r->pct : hi >= r->pct)
 			continue;
 		if (name)
-			fprintf(stderr, "%s: --fail-if %s: %s changed by %+.1f%% [%+.1f%%, %+.1f%%]\n",
-				prog, r->text, name, change_pct(st), lo, hi);
+			say_failed(r, name, change_pct(st), lo, hi);
 		failed = true;
 	}
 	return failed;
@@ -378,9 +385,11 @@ static size_t group_funcs(const char *dir, char ***names)
 	if (!*names)
 		die(1, "out of memory");
 	for (i = 0; i < k; i++) {
-		if (e[i]->d_name[0] != '_' && e[i]->d_name[0] != '.' && e[i]->d_type != DT_DIR &&
-		    !((*names)[n++] = strdup(e[i]->d_name)))
-			die(1, "out of memory");
+		if (e[i]->d_name[0] != '_' && e[i]->d_name[0] != '.' && e[i]->d_type != DT_DIR) {
+			(*names)[n] = strdup(e[i]->d_name);
+			if (!(*names)[n++])
+				die(1, "out of memory");
+		}
 		free(e[i]);
 	}
 	free(e);
@@ -428,11 +437,11 @@ static const char *change_cell(char *buf, size_t n, const struct cmp_stat *st)
 	int dl, dh;
 	double lo, hi;
 
-	if (st->few)
+	if (st->few) {
 		snprintf(buf, n, "(few samples)");
-	else if (!(st->a > 0))
+	} else if (!(st->a > 0)) {
 		snprintf(buf, n, "(A is 0)");
-	else {
+	} else {
 		lo = outwards(st->lo / st->a * 100, false, &dl);
 		hi = outwards(st->hi / st->a * 100, true, &dh);
 		snprintf(buf, n, "%+.1f%% [%+.*f, %+.*f]%s", change_pct(st), dl, lo, dh, hi,
@@ -478,7 +487,7 @@ static void text_names(const char *group, char **names, size_t n)
 	size_t i, k = 0;
 
 	for (i = 0; i < n; i++)
-		k += names[i] != NULL;
+		k += !!names[i];
 	if (!k)
 		return;
 	printf("in %s only (%zu):", shown(name, sizeof(name), group), k);
@@ -623,7 +632,8 @@ int compare_groups(const char *da, const char *db, const char *na, const char *n
 			}
 			printf(" %-*s", w[0], change_cell(cell, sizeof(cell), &r->mean));
 			for (c = 1; c <= opt.npct; c++)
-				printf(" %-*s", w[c], change_cell(cell, sizeof(cell), &r->pct[c - 1]));
+				printf(" %-*s", w[c],
+				       change_cell(cell, sizeof(cell), &r->pct[c - 1]));
 			printf(" %8.2g\n", r->p);
 		}
 		text_names(na, fa, ka);

@@ -193,17 +193,23 @@ static void *top_alloc(void *p, size_t n)
 	return p;
 }
 
+static char *top_vprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		top_die(1, "out of memory");
+	return s;
+}
+
 static char *top_printf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = top_vprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		top_die(1, "out of memory");
 	return s;
 }
 
@@ -340,13 +346,10 @@ static int top_bad(struct top *t, const char *path, const char *fmt, ...)
 {
 	char *why;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&why, fmt, ap);
+	why = top_vprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		top_die(1, "out of memory");
 	if (t->strict)
 		top_die(2, "%s: %s", path, why);
 	free(t->bad);
@@ -1097,8 +1100,9 @@ static void draw(struct top *t, const char *name, double secs)
 
 			k = snprintf(buf, sizeof(buf), "%.*s~%s", head, v[i]->shown,
 				     v[i]->shown + strlen(v[i]->shown) - tail);
-		} else
+		} else {
 			k = snprintf(buf, sizeof(buf), "%-*s", namew, v[i]->shown);
+		}
 		for (c = 0; c < ncol; c++)
 			if (keep[c])
 				k += snprintf(buf + k, sizeof(buf) - k, " %*s", w[c], cell[i][c]);
