@@ -770,7 +770,7 @@ static void kstats_test_reset_all_cpus(struct kunit *test)
 	}
 	cpus_read_unlock();
 	KUNIT_EXPECT_EQ(test, n, num_online_cpus());
-	for (round = 0; round < 20 && n; round++) {
+	for (round = 0; round < 10 && n; round++) {
 		/* Samples recorded before each reset (a minute at most). */
 		unsigned long timeout = jiffies + 60 * HZ;
 
