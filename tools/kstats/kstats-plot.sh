@@ -732,7 +732,7 @@ function markers(k,   np, q, i, j, r, cum, x, colour, ly, ytop) {
 # clears the labels already there, and the key (top left, keyw characters
 # wide, a row per curve) by a character; the plot is about cols
 # characters wide. Once 6 rows are full, the one that ends first.
-function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at) {
+function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln) {
 	for (i = 1; i <= NL; i++) {
 		o[i] = i
 		f[i] = logv ? log(LX[i] / RLO) / log(RHI / RLO) : (LX[i] - RLO) / (RHI - RLO)
@@ -741,8 +741,17 @@ function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at) {
 		for (j = i; j > 1 && f[o[j - 1]] > f[o[j]]; j--) {
 			t = o[j]; o[j] = o[j - 1]; o[j - 1] = t
 		}
-	for (r = 0; r < 6; r++)
-		ROW[r] = view == "density" && logv && r < NCURVES ? keyw / cols : -1
+	# The key's rows: on a terminal (rows, the lines of the graph, given),
+	# each label row that falls on a line of the key's (from the second
+	# below the top border, one per curve) or the one under it; else a
+	# label row per curve of the key.
+	for (r = 0; r < 6; r++) {
+		ln = int((0.03 + 0.05 * r) * rows + 0.5)
+		ROW[r] = -1
+		if (view == "density" && logv &&
+		    (rows ? ln >= 2 && ln <= NCURVES + 2 : r < NCURVES))
+			ROW[r] = keyw / cols
+	}
 	for (i = 1; i <= NL; i++) {
 		w = (length(LT[o[i]]) + 1.5) / cols
 		# Past the right border: left of its line.
@@ -859,7 +868,7 @@ rm -f "$KP_TMP/awkerr" "$KP_TMP/notes"
 if ! awk -v dir="$KP_TMP" -v n=$KP_N -v view=$KP_VIEW -v logv=$KP_LOGV -v lz=$KP_LZ \
 	-v percpu=$KP_PERCPU -v top=$KP_TOP -v pcts="$KP_PCTS" -v scale=$KP_SCALE \
 	-v u="$KP_UNIT" -v umin="$KP_XMIN" -v umax="$KP_XMAX" \
-	-v cols="$KP_COLS" -v keyw="$KP_KEYW" \
+	-v cols="$KP_COLS" -v keyw="$KP_KEYW" -v rows="$KP_ROWS" \
 	-f "$KP_TMP/ticks.awk" -f "$KP_TMP/curves.awk" > "$KP_TMP/frame.new"; then
 	[ -s "$KP_TMP/awkerr" ] || exit 1
 	read -r k msg < "$KP_TMP/awkerr"
@@ -880,8 +889,12 @@ KP_SCALE=$scale KP_UNIT=$bunit KP_XMIN=$xmin KP_XMAX=$xmax KP_LZ=0.5
 # The width of the plot in characters, about (10 pixels a character of
 # pngcairo's font, 9 of svg's, less the margins), and of the key: its
 # longest title, and the sample of the line.
+# On a terminal, the lines from the graph's top border to its bottom one
+# too (the height less the tics' and the axis' labels), where the rows of
+# the markers' labels and of the key are lines: 0 elsewhere.
+KP_ROWS=0
 case $term in
-dumb) w=${size:-120,35} KP_COLS=$(( ${w%%,*} - 12 )) ;;
+dumb) w=${size:-120,35} KP_COLS=$(( ${w%%,*} - 12 )) KP_ROWS=$(( ${w#*,} - 5 )) ;;
 png) w=${size:-900,600} KP_COLS=$(( (${w%%,*} - 110) / 10 )) ;;
 *) w=${size:-900,600} KP_COLS=$(( (${w%%,*} - 110) / 9 )) ;;
 esac
@@ -892,7 +905,7 @@ label1=$label label2=""
 KP_KEYW=$(( ${#label1} > ${#label2} ? ${#label1} : ${#label2} ))
 KP_KEYW=$(( KP_KEYW + 10 + (per_cpu ? 7 : 0) ))
 export KP_N KP_VIEW KP_LOGV KP_PERCPU KP_TOP KP_PCTS KP_SCALE KP_UNIT KP_XMIN KP_XMAX KP_LZ
-export KP_COLS KP_KEYW
+export KP_COLS KP_KEYW KP_ROWS
 sh "$tmp/prep.sh" || exit 1
 
 case $view in

@@ -687,6 +687,24 @@ def test_markers(rng):
               rc == 1 and 'is not a list of percentiles' in err, err)
 
 
+def test_terminal_key(rng):
+    """#43.10: on the terminal (dumb), the markers' labels keep off the key:
+    a metric captured in the VM whose p50 label landed on the key's line
+    ("samplep50alloc"), and generated ones of one and two curves."""
+    corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'corpus', 'kmalloc-vm')
+    a = write('key-a', gen.render({0: lognormal(rng, 5000, 6, 0.3)}, 3))
+    b = write('key-b', gen.render({0: lognormal(rng, 5000, 7, 0.3)}, 3))
+    bad = []
+    for args, names in (([corpus], ['kmalloc-vm']), ([a], ['key-a']), ([a, b], ['key-a', 'key-b']),
+                        (['-s', '100,30', corpus], ['kmalloc-vm'])):
+        rc, out, err = plot(args)
+        keys = [n for n in names if re.search(r'\|%s [^ ]{3,}' % re.escape(n), out)]
+        if rc or keys != names:
+            bad.append((args, rc, err, [l for l in out.splitlines()[:6]]))
+    check('kstats-plot on the terminal: each name whole in the key, no marker label on it',
+          not bad, bad)
+
+
 def test_spectrum(rng):
     """x = 1/(1-p) on a log axis labelled 0%, 90%, 99%...; y the value of
     the percentile; the curve goes on to the last sample."""
@@ -905,6 +923,7 @@ def main():
             test_units_and_ticks(rng)
             test_range(rng)
             test_markers(rng)
+            test_terminal_key(rng)
             test_spectrum(rng)
             test_per_cpu(rng)
             test_harness_plot()
