@@ -748,11 +748,16 @@ def test_top_bad_read(rng):
 def tmux_screen(args, rows, cols, ready):
     """kstats ARGS in a tmux window of ROWS x COLS, until READY(lines) of
     its screen (or a hang): the screen's lines, as tmux shows them."""
-    sock = os.path.join(H.TMP, 'tmux-%d' % os.getpid())
+    # A server of its own each time: one just killed may still hold a
+    # socket of the same name.
+    sock = tempfile.mktemp(prefix='tmux-', dir=H.TMP)
     tmux = ['tmux', '-S', sock]
-    subprocess.run(tmux + ['new-session', '-d', '-x', str(cols), '-y', str(rows),
-                           ' '.join(shlex.quote(a) for a in [H.KSTATS] + args)],
-                   check=True, env=dict(os.environ, TERM='xterm'))
+    p = subprocess.run(tmux + ['new-session', '-d', '-x', str(cols), '-y', str(rows),
+                               ' '.join(shlex.quote(a) for a in [H.KSTATS] + args)],
+                       capture_output=True, text=True, check=False,
+                       env=dict(os.environ, TERM='xterm'))
+    if p.returncode:
+        return ['tmux new-session: %s' % p.stderr.strip()]
     lines = []
     try:
         deadline = time.time() + H.HANG
