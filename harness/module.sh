@@ -4,7 +4,9 @@
 #
 # Builds kstats.ko, kstats_trace.ko and the sample modules out of tree
 # against an installed kernel's headers (default: the running kernel's),
-# from this repository's sources, in build/module-RELEASE/.
+# from this repository's sources, in build/module-RELEASE/. With
+# KSTATS_ROOT=DIR, KDIR is in the root DIR (harness/lib.sh: deb_root), and
+# the build runs there, with that system's compiler and kbuild tools.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -20,10 +22,11 @@ if [ -z "$kdir" ]; then
 		fi
 	fi
 fi
-[ -e "$kdir/Makefile" ] ||
-	die "no kernel headers in $kdir: install the headers of kernel $(uname -r), or give KDIR=/path/to/headers"
+root=${KSTATS_ROOT:-}
+[ -e "$root$kdir/Makefile" ] ||
+	die "no kernel headers in $root$kdir: install the headers of kernel $(uname -r), or give KDIR=/path/to/headers"
 release=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
-	"$kdir/include/generated/utsrelease.h")
+	"$root$kdir/include/generated/utsrelease.h")
 [ -n "$release" ] || die "$kdir: no include/generated/utsrelease.h"
 out=$TOP/build/module-$release
 step "building the kstats modules for $release in ${out#"$TOP"/}"
@@ -32,30 +35,18 @@ mkdir -p "$out"
 	include/linux/kstats.h lib/kstats.c kernel/trace/kstats_trace_*.c \
 	kernel/trace/kstats_trace*.h samples/kstats/kstats_sample.c \
 	samples/kstats/kstats_bench.c) | rsync -rc --files-from=- "$TOP/" "$out/"
-# Older kernels' APIs, told apart by their headers rather than versions.
-# Debian splits headers: $kdir/Makefile includes the common part's.
-common=$(sed -n 's|^include \(/.*\)/Makefile$|\1|p' "$kdir/Makefile" | head -n 1)
-fprobe_h=$(ls "$kdir/include/linux/fprobe.h" "$kdir/source/include/linux/fprobe.h" \
-	${common:+"$common/include/linux/fprobe.h"} 2>/dev/null | head -n 1)
-if [ -n "$fprobe_h" ] && ! grep -q 'unsigned long ret_ip' "$fprobe_h"; then
-	step "this kernel's fprobe handlers take no return address: compat/fprobe-no-ret-ip.patch"
-	patch -s -p1 -d "$out" < "$TOP/compat/fprobe-no-ret-ip.patch"
-fi
-tp_h=$(ls "$kdir/include/linux/tracepoint-defs.h" \
-	"$kdir/source/include/linux/tracepoint-defs.h" \
-	${common:+"$common/include/linux/tracepoint-defs.h"} 2>/dev/null | head -n 1)
-if [ -n "$tp_h" ] && ! grep -q 'probestub' "$tp_h"; then
-	step "this kernel's tracepoints have no probe stub: compat/tracepoint-no-probestub.patch"
-	patch -s -p1 -d "$out" < "$TOP/compat/tracepoint-no-probestub.patch"
-fi
 # Groups (trace fprobe:GLOB as NAME) read ftrace's filter hash, whose
 # layout is in kernel/trace/trace.h, which headers do not ship: taken from
 # Debian's linux-source of the same upstream version, when installed.
 upstream=${release%%[-+]*}
 series=$(echo "$upstream" | cut -d. -f1,2)
-tarball=/usr/src/linux-source-$series.tar.xz
+tarball=$root/usr/src/linux-source-$series.tar.xz
 ksrc_inc=
-srcver=$(dpkg-query -W -f '${Version}' "linux-source-$series" 2>/dev/null || true)
+if [ -n "$root" ]; then
+	srcver=$(in_root "$root" dpkg-query -W -f '${Version}' "linux-source-$series" 2>/dev/null || true)
+else
+	srcver=$(dpkg-query -W -f '${Version}' "linux-source-$series" 2>/dev/null || true)
+fi
 if [ -f "$tarball" ] && [ "${srcver%%-*}" = "$upstream" ]; then
 	ksrc_inc=$out/ksrc-$upstream/linux-source-$series/kernel/trace
 	if [ ! -f "$ksrc_inc/trace.h" ]; then
@@ -69,5 +60,9 @@ else
 fi
 # No module of an earlier build is taken for one of this build.
 rm -f "$out"/*.ko
-make -C "$kdir" M="$out" modules ${ksrc_inc:+KSTATS_TRACE_INC="$ksrc_inc"}
+if [ -n "$root" ]; then
+	in_root "$root" make -C "$kdir" M="$out" modules ${ksrc_inc:+KSTATS_TRACE_INC="$ksrc_inc"}
+else
+	make -C "$kdir" M="$out" modules ${ksrc_inc:+KSTATS_TRACE_INC="$ksrc_inc"}
+fi
 ls "$out"/*.ko

@@ -12,6 +12,7 @@
  *   kstats_trace_pair.c     code between two points: kprobe and tracepoint ends
  *   kstats_trace_group.c    a group: fprobe:GLOB as NAME
  *   kstats_trace_record.h   the record path, inline in the handlers
+ *   kstats_trace_compat.h   what differs between the kernels it builds for
  *   kstats_trace_kunit.c    the KUnit suite, a module of its own
  *
  * kstats_trace_group.o is built where KSTATS_TRACE_GROUPS is 1 below: in
@@ -28,6 +29,8 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+
+#include "kstats_trace_compat.h"
 
 /* Longest command line accepted by _control, and longest write. */
 #define KSTATS_TRACE_LINE_MAX	1024
@@ -47,9 +50,10 @@
  * Groups (fprobe:GLOB as NAME) read the functions that ftrace's filter
  * matched from ftrace's hash, whose layout is private to kernel/trace/
  * (kstats_trace_sym.c reads it). Built out of tree without the kernel's
- * kernel/trace/trace.h, and on kernels without fprobe, they are refused.
+ * kernel/trace/trace.h, on kernels without fprobe, and on those before
+ * mod->mem (KSTATS_MOD_MEM), they are refused.
  */
-#if IS_ENABLED(CONFIG_FPROBE) && __has_include("trace.h")
+#if IS_ENABLED(CONFIG_FPROBE) && __has_include("trace.h") && KSTATS_MOD_MEM
 #define KSTATS_TRACE_GROUPS	1
 #else
 #define KSTATS_TRACE_GROUPS	0
@@ -161,6 +165,21 @@ struct kstats_trace_cpu {
 	unsigned long missed;
 };
 
+/*
+ * The entry data of an fprobe's call: the start, and the generation of
+ * the fprobe that wrote it, @t->fp_gen, never 0. On the function-graph
+ * tracer (KSTATS_FPROBE_FGRAPH), a call in flight when its fprobe went
+ * returns into the fprobe at that address if one was registered there
+ * since, a new trace in the old one's memory: the exit handler uses the
+ * data only if its generation is the fprobe's own. An entry handler that
+ * does not want the call says so with a generation of 0 too, for kernels
+ * on which it cannot stop the exit handler (KSTATS_FPROBE_VOID).
+ */
+struct kstats_trace_fp_data {
+	u64 gen;
+	u64 start;
+};
+
 struct kstats_trace {
 	struct list_head node;		/* in the list of traces */
 	enum kstats_trace_mode mode;
@@ -190,6 +209,7 @@ struct kstats_trace {
 	 * kprobes still do so): @t is never unregistered again, nor freed.
 	 */
 	bool kept;
+	u64 fp_gen;			/* of the fprobe: kstats_trace_fp_data */
 	union {
 		struct kretprobe krp;
 		struct fprobe fp;
@@ -239,6 +259,7 @@ int kstats_trace_glob_funcs(struct kstats_trace *t, unsigned int max, unsigned l
 int kstats_trace_krp_attach(struct kstats_trace *t);
 int kstats_trace_krp_detach(struct kstats_trace *t);
 unsigned long kstats_trace_krp_missed(struct kstats_trace *t);
+u64 kstats_trace_fp_new_gen(void);
 int kstats_trace_fp_attach(struct kstats_trace *t);
 int kstats_trace_fp_detach(struct kstats_trace *t);
 unsigned long kstats_trace_fp_missed(struct kstats_trace *t);

@@ -6,6 +6,7 @@
  * keeps the entry time in its per-call entry data (trace fprobe:FUNC).
  */
 
+#include <linux/atomic.h>
 #include <linux/fprobe.h>
 #include <linux/kprobes.h>
 
@@ -42,29 +43,37 @@ static int kstats_trace_krp_return(struct kretprobe_instance *ri,
 NOKPROBE_SYMBOL(kstats_trace_krp_return);
 
 static int kstats_trace_fp_entry(struct fprobe *fp, unsigned long ip,
-				 unsigned long ret_ip, struct pt_regs *regs,
+				 unsigned long ret_ip, struct kstats_fprobe_regs *regs,
 				 void *data)
 {
 	struct kstats_trace *t = container_of(fp, struct kstats_trace, fp);
+	struct kstats_trace_fp_data *d = data;
 
-	/* Not wanted: no exit handler either. */
-	if (!kstats_trace_wanted(t))
+	/* Not wanted: no exit handler either, or one that skips the call. */
+	if (!kstats_trace_wanted(t)) {
+		d->gen = 0;
 		return 1;
-	kstats_trace_enter(t, kstats_trace_now(), data);
+	}
+	d->gen = t->fp_gen;
+	kstats_trace_enter(t, kstats_trace_now(), &d->start);
 	return 0;
 }
 
 NOKPROBE_SYMBOL(kstats_trace_fp_entry);
 
 static void kstats_trace_fp_exit(struct fprobe *fp, unsigned long ip,
-				 unsigned long ret_ip, struct pt_regs *regs,
+				 unsigned long ret_ip, struct kstats_fprobe_regs *regs,
 				 void *data)
 {
-	kstats_trace_return(container_of(fp, struct kstats_trace, fp),
-			    kstats_trace_now(), data);
+	struct kstats_trace *t = container_of(fp, struct kstats_trace, fp);
+	struct kstats_trace_fp_data *d = data;
+
+	if (likely(d->gen == t->fp_gen))
+		kstats_trace_return(t, kstats_trace_now(), &d->start);
 }
 
 NOKPROBE_SYMBOL(kstats_trace_fp_exit);
+KSTATS_FPROBE_COMPAT(kstats_trace_fp_entry, kstats_trace_fp_exit);
 
 /*
  * The handlers of an fprobe: trace with no filter and no gap, the common
@@ -73,24 +82,39 @@ NOKPROBE_SYMBOL(kstats_trace_fp_exit);
  * recorded), not a test of options that cannot change while attached.
  */
 static int kstats_trace_fp_entry_plain(struct fprobe *fp, unsigned long ip,
-				       unsigned long ret_ip, struct pt_regs *regs,
-				       void *data)
+				       unsigned long ret_ip,
+				       struct kstats_fprobe_regs *regs, void *data)
 {
-	*(u64 *)data = kstats_trace_now();
+	struct kstats_trace_fp_data *d = data;
+
+	d->gen = container_of(fp, struct kstats_trace, fp)->fp_gen;
+	d->start = kstats_trace_now();
 	return 0;
 }
 
 NOKPROBE_SYMBOL(kstats_trace_fp_entry_plain);
 
 static void kstats_trace_fp_exit_plain(struct fprobe *fp, unsigned long ip,
-				       unsigned long ret_ip, struct pt_regs *regs,
-				       void *data)
+				       unsigned long ret_ip,
+				       struct kstats_fprobe_regs *regs, void *data)
 {
-	kstats_trace_record(container_of(fp, struct kstats_trace, fp),
-			    *(u64 *)data, kstats_trace_now());
+	struct kstats_trace *t = container_of(fp, struct kstats_trace, fp);
+	struct kstats_trace_fp_data *d = data;
+
+	if (likely(d->gen == t->fp_gen))
+		kstats_trace_record(t, d->start, kstats_trace_now());
 }
 
 NOKPROBE_SYMBOL(kstats_trace_fp_exit_plain);
+KSTATS_FPROBE_COMPAT(kstats_trace_fp_entry_plain, kstats_trace_fp_exit_plain);
+
+static atomic64_t kstats_trace_fp_gens = ATOMIC64_INIT(0);
+
+/* A generation for an fprobe about to be registered: never 0, never reused. */
+u64 kstats_trace_fp_new_gen(void)
+{
+	return atomic64_inc_return(&kstats_trace_fp_gens);
+}
 
 /* trace FUNC and trace pcpu:FUNC: a kretprobe. */
 int kstats_trace_krp_attach(struct kstats_trace *t)
@@ -127,7 +151,7 @@ unsigned long kstats_trace_krp_missed(struct kstats_trace *t)
  * trace fprobe:FUNC: an fprobe at the function's address, so that the
  * trace knows the address when a module goes. The entry time is its entry
  * data; a call in flight when it is unregistered returns without calling
- * the exit handler.
+ * its exit handler, or one that finds the data of another generation.
  */
 int kstats_trace_fp_attach(struct kstats_trace *t)
 {
@@ -142,13 +166,14 @@ int kstats_trace_fp_attach(struct kstats_trace *t)
 		return ret;
 	/* Filters and the gap are set before attach, and never change. */
 	if (t->pid || t->cgrp || t->gap) {
-		t->fp.entry_handler = kstats_trace_fp_entry;
-		t->fp.exit_handler = kstats_trace_fp_exit;
+		t->fp.entry_handler = kstats_fprobe_handler(kstats_trace_fp_entry);
+		t->fp.exit_handler = kstats_fprobe_handler(kstats_trace_fp_exit);
 	} else {
-		t->fp.entry_handler = kstats_trace_fp_entry_plain;
-		t->fp.exit_handler = kstats_trace_fp_exit_plain;
+		t->fp.entry_handler = kstats_fprobe_handler(kstats_trace_fp_entry_plain);
+		t->fp.exit_handler = kstats_fprobe_handler(kstats_trace_fp_exit_plain);
 	}
-	t->fp.entry_data_size = sizeof(u64);
+	t->fp.entry_data_size = sizeof(struct kstats_trace_fp_data);
+	t->fp_gen = kstats_trace_fp_new_gen();
 	ret = register_fprobe_ips(&t->fp, &t->start.addr, 1);
 	if (ret)
 		kstats_trace_err(t->start.sym, "%s: cannot put an fprobe on %s: %d",

@@ -17,13 +17,16 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/rethook.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
 
 #include "kstats_trace.h"
 #include "kstats_trace_record.h"
+
+#if !KSTATS_FPROBE_FGRAPH
+#include <linux/rethook.h>
+#endif
 
 #if !KSTATS_TRACE_GROUPS
 #error "groups are built only where kstats_trace.h finds trace.h, with CONFIG_FPROBE"
@@ -32,11 +35,20 @@
 /* The calls of a group's functions in flight at once, at most. */
 #define KSTATS_TRACE_GROUP_ACTIVE	4096
 
-/* A call of a group's function, in the fprobe's entry data. */
+/*
+ * A call of a group's function, in the fprobe's entry data: as struct
+ * kstats_trace_fp_data, with the function; @func is used only if @gen is
+ * the fprobe's (it may be another group's, freed).
+ */
 struct kstats_trace_call {
+	u64 gen;
 	u64 start;
 	struct kstats_trace_func *func;
 };
+
+#if KSTATS_FPROBE_FGRAPH
+static_assert(sizeof(struct kstats_trace_call) <= MAX_FPROBE_DATA_SIZE);
+#endif
 
 /*
  * The function of a group called at @ip, in constant time: @ip's slot
@@ -59,12 +71,13 @@ kstats_trace_func_find(const struct kstats_trace *t, unsigned long ip)
 }
 
 static int kstats_trace_grp_entry(struct fprobe *fp, unsigned long ip,
-				  unsigned long ret_ip, struct pt_regs *regs,
+				  unsigned long ret_ip, struct kstats_fprobe_regs *regs,
 				  void *data)
 {
 	struct kstats_trace *t = container_of(fp, struct kstats_trace, fp);
 	struct kstats_trace_call *call = data;
 
+	call->gen = 0;
 	if (!kstats_trace_wanted(t))
 		return 1;
 	call->func = kstats_trace_func_find(t, ip);
@@ -73,6 +86,7 @@ static int kstats_trace_grp_entry(struct fprobe *fp, unsigned long ip,
 		this_cpu_inc(t->cpu->missed);
 		return 1;
 	}
+	call->gen = t->fp_gen;
 	call->start = kstats_trace_now();
 	return 0;
 }
@@ -80,16 +94,18 @@ static int kstats_trace_grp_entry(struct fprobe *fp, unsigned long ip,
 NOKPROBE_SYMBOL(kstats_trace_grp_entry);
 
 static void kstats_trace_grp_exit(struct fprobe *fp, unsigned long ip,
-				  unsigned long ret_ip, struct pt_regs *regs,
+				  unsigned long ret_ip, struct kstats_fprobe_regs *regs,
 				  void *data)
 {
 	struct kstats_trace *t = container_of(fp, struct kstats_trace, fp);
 	struct kstats_trace_call *call = data;
 
-	kstats_trace_record_in(t, call->func->ks, call->start, kstats_trace_now());
+	if (likely(call->gen == t->fp_gen))
+		kstats_trace_record_in(t, call->func->ks, call->start, kstats_trace_now());
 }
 
 NOKPROBE_SYMBOL(kstats_trace_grp_exit);
+KSTATS_FPROBE_COMPAT(kstats_trace_grp_entry, kstats_trace_grp_exit);
 
 /*
  * Module text that is about to be freed: a module going, or the init code
@@ -267,14 +283,33 @@ out:
 /*
  * The memory of the fprobe's pool of calls in flight, which rethook keeps
  * in an objpool: per possible CPU, a page-aligned slot of a pointer per
- * entry (a power of two) and its share of the entries.
+ * entry (a power of two) and its share of the entries. On the
+ * function-graph tracer, a call's entry data is on its task's shadow
+ * stack, which every task has once any function-graph user is registered:
+ * no pool.
  */
-static size_t kstats_trace_pool_memory(unsigned int nr, size_t entry)
+static size_t kstats_trace_pool_memory(struct kstats_trace *t, unsigned int n)
 {
+#if KSTATS_FPROBE_FGRAPH
+	return 0;
+#else
 	unsigned int cpus = num_possible_cpus();
+	/* rethook's node, the entry's ip and parent ip, and the call. */
+	size_t entry = sizeof(struct rethook_node) + 2 * sizeof(long) +
+		       sizeof(struct kstats_trace_call);
+	unsigned int nr;
 
+	/*
+	 * The calls in flight at once, each with an entry of the fprobe's
+	 * pool: fprobe's default, 2 per function per CPU, is far more than
+	 * most machines run at once, and its objpool costs a pointer per
+	 * entry per CPU. Calls past this are missed.
+	 */
+	nr = min_t(size_t, (size_t)2 * n * cpus, KSTATS_TRACE_GROUP_ACTIVE);
+	t->fp.nr_maxactive = nr;
 	return cpus * PAGE_ALIGN(64 + roundup_pow_of_two(nr) * sizeof(void *) +
 				 DIV_ROUND_UP(nr, cpus) * ALIGN(entry, sizeof(long)));
+#endif
 }
 
 /*
@@ -285,27 +320,16 @@ static size_t kstats_trace_pool_memory(unsigned int nr, size_t entry)
  */
 int kstats_trace_grp_attach(struct kstats_trace *t)
 {
-	unsigned int i, j, n, cpus = num_possible_cpus();
 	struct kstats_trace_grp_name *names = NULL;
+	unsigned int i, j, n;
 	unsigned long *ips;
-	size_t entry;
 	int ret;
 
 	ret = kstats_trace_glob_funcs(t, READ_ONCE(kstats_trace_max_functions), &ips, &n);
 	if (ret)
 		return ret;
-	/*
-	 * The calls in flight at once, each with an entry of the fprobe's
-	 * pool: fprobe's default, 2 per function per CPU, is far more than
-	 * most machines run at once, and its objpool costs a pointer per
-	 * entry per CPU. Calls past this are missed.
-	 */
-	t->fp.nr_maxactive = min_t(size_t, (size_t)2 * n * cpus, KSTATS_TRACE_GROUP_ACTIVE);
-	/* rethook's node, the entry's ip and parent ip, and the call. */
-	entry = sizeof(struct rethook_node) + 2 * sizeof(long) + sizeof(struct kstats_trace_call);
 	ret = kstats_trace_budget(t, kstats_trace_metric_memory(n, t->bits) +
-				  kstats_trace_pool_memory(t->fp.nr_maxactive, entry),
-				  "the group");
+				  kstats_trace_pool_memory(t, n), "the group");
 	if (ret)
 		goto out;
 	ret = kstats_trace_grp_names(t, ips, n, &names);
@@ -345,12 +369,13 @@ int kstats_trace_grp_attach(struct kstats_trace *t)
 	}
 	/*
 	 * No RCU flag needed for the cgroup filter: fprobe calls the entry
-	 * handler only once rethook has a node, which it gives only where
-	 * RCU is watching.
+	 * handler only where RCU is watching (rethook gives a node only
+	 * there; on the function-graph tracer, fprobe tests it).
 	 */
-	t->fp.entry_handler = kstats_trace_grp_entry;
-	t->fp.exit_handler = kstats_trace_grp_exit;
+	t->fp.entry_handler = kstats_fprobe_handler(kstats_trace_grp_entry);
+	t->fp.exit_handler = kstats_fprobe_handler(kstats_trace_grp_exit);
 	t->fp.entry_data_size = sizeof(struct kstats_trace_call);
+	t->fp_gen = kstats_trace_fp_new_gen();
 	ret = register_fprobe_ips(&t->fp, ips, n);
 	if (ret)
 		kstats_trace_err(t->start.sym, "%s: cannot put an fprobe on the %u functions of %s: %d",
@@ -361,6 +386,61 @@ out:
 			kfree(names[i].name);
 	kvfree(names);
 	kvfree(ips);
+	return ret;
+}
+
+/*
+ * Takes the group's @n functions within @mod (its init code, with @init)
+ * out of its fprobe, the
+ * others traced on. Returns 0, or an error with the fprobe as it was, or
+ * with @*off set, unregistered.
+ */
+static int kstats_trace_grp_drop(struct kstats_trace *t, struct module *mod, bool init,
+				 unsigned int n, bool *off)
+{
+	bool (*within)(unsigned long addr, const struct module *mod) =
+		init ? within_module_init : within_module;
+	unsigned int i, j = 0;
+	unsigned long *ips;
+	int ret;
+
+#if KSTATS_FPROBE_FGRAPH
+	/*
+	 * fprobe drops the functions of a module going itself. Not those of
+	 * init code freed, nor can it drop some of an fprobe's functions:
+	 * the fprobe is registered again with the others, under a new
+	 * generation (a call in flight from before returns to data of the
+	 * old one).
+	 */
+	if (!init)
+		return 0;
+	n = t->grp.nr_funcs - t->grp.nr_gone - n;
+	ips = kcalloc(n, sizeof(*ips), GFP_KERNEL);
+	if (!ips)
+		return -ENOMEM;
+	for (i = 0; i < t->grp.nr_funcs; i++)
+		if (!t->grp.funcs[i].gone && !within(t->grp.funcs[i].ip, mod))
+			ips[j++] = t->grp.funcs[i].ip;
+	ret = unregister_fprobe(&t->fp);
+	if (!ret) {
+		t->fp_gen = kstats_trace_fp_new_gen();
+		ret = register_fprobe_ips(&t->fp, ips, n);
+		if (ret) {
+			pr_warn("%s: cannot put the fprobe back on %u functions: %d\n",
+				t->name, n, ret);
+			*off = true;
+		}
+	}
+#else
+	ips = kcalloc(n, sizeof(*ips), GFP_KERNEL);
+	if (!ips)
+		return -ENOMEM;
+	for (i = 0; i < t->grp.nr_funcs; i++)
+		if (!t->grp.funcs[i].gone && within(t->grp.funcs[i].ip, mod))
+			ips[j++] = t->grp.funcs[i].ip;
+	ret = ftrace_set_filter_ips(&t->fp.ops, ips, n, 1, 0);
+#endif
+	kfree(ips);
 	return ret;
 }
 
@@ -376,7 +456,7 @@ bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod, bool ini
 	bool (*within)(unsigned long addr, const struct module *mod) =
 		init ? within_module_init : within_module;
 	unsigned int i, n = 0;
-	unsigned long *ips;
+	bool off = false;
 	char *gone;
 	int ret = 0;
 
@@ -384,17 +464,11 @@ bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod, bool ini
 		n += !t->grp.funcs[i].gone && within(t->grp.funcs[i].ip, mod);
 	if (!n)
 		return true;
-	ips = kcalloc(n, sizeof(*ips), GFP_KERNEL);
-	if (ips && n < t->grp.nr_funcs - t->grp.nr_gone) {
-		for (i = 0, n = 0; i < t->grp.nr_funcs; i++)
-			if (!t->grp.funcs[i].gone && within(t->grp.funcs[i].ip, mod))
-				ips[n++] = t->grp.funcs[i].ip;
-		ret = ftrace_set_filter_ips(&t->fp.ops, ips, n, 1, 0);
-	}
-	kfree(ips);
+	if (n < t->grp.nr_funcs - t->grp.nr_gone)
+		ret = kstats_trace_grp_drop(t, mod, init, n, &off);
 	/* None left, or no way to take these out: the whole group goes. */
-	if (!ips || ret || n == t->grp.nr_funcs - t->grp.nr_gone) {
-		if (kstats_trace_set_stuck(t, unregister_fprobe(&t->fp)))
+	if (ret || n == t->grp.nr_funcs - t->grp.nr_gone) {
+		if (!off && kstats_trace_set_stuck(t, unregister_fprobe(&t->fp)))
 			return false;
 		strscpy(t->gone, mod->name, sizeof(t->gone));
 	}

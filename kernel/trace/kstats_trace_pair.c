@@ -35,6 +35,35 @@ static int kstats_trace_kp_end(struct kprobe *p, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(kstats_trace_kp_end);
 
+struct kstats_trace_tp_lookup {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void kstats_trace_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct kstats_trace_tp_lookup *lookup = priv;
+
+	if (!strcmp(tp->name, lookup->name))
+		lookup->tp = tp;
+}
+
+/*
+ * Unregisters @kp, a kprobe of @t, and notes when kprobes kept it: its
+ * address cleared, the kprobe left in kprobes' table (see struct
+ * kstats_trace), @t then not to be freed. A kprobe with no handler was
+ * never registered (a tracepoint end without a probe stub).
+ */
+void kstats_trace_kp_unregister(struct kstats_trace *t, struct kprobe *kp)
+{
+	if (!kp->pre_handler)
+		return;
+	unregister_kprobe(kp);
+	if (!kp->addr)
+		t->kept = true;
+}
+
+#if KSTATS_TP_PROBESTUB
 /*
  * A tracepoint end is the tracepoint's probe stub, __probestub_NAME(), an
  * empty function of the tracepoint's own prototype, registered as a probe
@@ -73,19 +102,6 @@ static int kstats_trace_tp_end(struct kprobe *kp, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(kstats_trace_tp_end);
 
-struct kstats_trace_tp_lookup {
-	const char *name;
-	struct tracepoint *tp;
-};
-
-static void kstats_trace_tp_match(struct tracepoint *tp, void *priv)
-{
-	struct kstats_trace_tp_lookup *lookup = priv;
-
-	if (!strcmp(tp->name, lookup->name))
-		lookup->tp = tp;
-}
-
 /*
  * Where the kprobe of a tracepoint end goes in the tracepoint's probe stub:
  * past the stub's call to __fentry__ where it has one (found as kprobes
@@ -120,17 +136,93 @@ static int kstats_trace_stub_addr(struct kstats_trace *t, struct kstats_trace_po
 	return 0;
 }
 
-/*
- * Unregisters @kp, a kprobe of @t, and notes when kprobes kept it: its
- * address cleared, the kprobe left in kprobes' table (see struct
- * kstats_trace), @t then not to be freed.
- */
-void kstats_trace_kp_unregister(struct kstats_trace *t, struct kprobe *kp)
+/* A tracepoint end: the kprobe on its stub, then the stub as its probe. */
+static int kstats_trace_tp_attach(struct kstats_trace *t, struct kstats_trace_point *p,
+				  struct tracepoint *tp, bool start)
 {
-	unregister_kprobe(kp);
-	if (!kp->addr)
-		t->kept = true;
+	int ret;
+
+	/* The kprobe first: the stub is not called with @p before. */
+	ret = kstats_trace_stub_addr(t, p, tp);
+	if (ret)
+		return ret;
+	p->kp.pre_handler = start ? kstats_trace_tp_start : kstats_trace_tp_end;
+	ret = register_kprobe(&p->kp);
+	if (ret) {
+		kstats_trace_err(p->sym, "%s: cannot put a kprobe on the probe stub of tracepoint %s: %d%s",
+				 t->name, p->sym, ret, kstats_trace_why(ret));
+		return ret;
+	}
+	ret = tracepoint_probe_register(tp, tp->probestub, p);
+	if (ret) {
+		kstats_trace_kp_unregister(t, &p->kp);
+		kstats_trace_err(p->sym, "%s: cannot attach to tracepoint %s: %d",
+				 t->name, p->sym, ret);
+		return ret;
+	}
+	return 0;
 }
+
+/* The tracepoint of @p, if it is one, calls the stub with @p no more. */
+static void kstats_trace_tp_detach(struct kstats_trace *t, struct kstats_trace_point *p)
+{
+	if (p->tracepoint)
+		tracepoint_probe_unregister(p->tp, p->tp->probestub, p);
+}
+#else /* !KSTATS_TP_PROBESTUB */
+/*
+ * Tracepoints without a probe stub: a tracepoint end is a probe of
+ * kstats, called with the tracepoint's arguments after @data (the end),
+ * which it ignores, as the C calling convention allows (not with
+ * CONFIG_CFI_CLANG, which checks the prototype: refused there). Its kprobe
+ * is never registered, which unregister_kprobes() skips.
+ */
+static void kstats_trace_tp_start(void *data)
+{
+	struct kstats_trace *t = container_of(data, struct kstats_trace, start);
+
+	if (kstats_trace_wanted(t))
+		kstats_trace_open(t, kstats_trace_now());
+}
+
+static void kstats_trace_tp_end(void *data)
+{
+	struct kstats_trace *t = container_of(data, struct kstats_trace, end);
+
+	if (kstats_trace_wanted(t))
+		kstats_trace_close(t, kstats_trace_now());
+}
+
+static void *kstats_trace_tp_probe(const struct kstats_trace *t,
+				   const struct kstats_trace_point *p)
+{
+	return p == &t->start ? (void *)kstats_trace_tp_start :
+				(void *)kstats_trace_tp_end;
+}
+
+static int kstats_trace_tp_attach(struct kstats_trace *t, struct kstats_trace_point *p,
+				  struct tracepoint *tp, bool start)
+{
+	int ret;
+
+	if (IS_ENABLED(CONFIG_CFI_CLANG)) {
+		kstats_trace_err(p->sym, "%s: tracepoint ends need a kernel whose tracepoints have probe stubs, with CONFIG_CFI_CLANG",
+				 t->name);
+		return -EOPNOTSUPP;
+	}
+	ret = tracepoint_probe_register(tp, kstats_trace_tp_probe(t, p), p);
+	if (ret)
+		kstats_trace_err(p->sym, "%s: cannot attach to tracepoint %s: %d",
+				 t->name, p->sym, ret);
+	return ret;
+}
+
+static void kstats_trace_tp_detach(struct kstats_trace *t, struct kstats_trace_point *p)
+{
+	if (p->tracepoint)
+		tracepoint_probe_unregister(p->tp, kstats_trace_tp_probe(t, p), p);
+}
+#endif /* KSTATS_TP_PROBESTUB */
 
 /* One end of a pair: a kprobe, or a tracepoint of the kernel proper. */
 static int kstats_trace_point_attach(struct kstats_trace *t,
@@ -147,24 +239,9 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 					 t->name, p->sym);
 			return -ENOENT;
 		}
-		/* The kprobe first: the stub is not called with @p before. */
-		ret = kstats_trace_stub_addr(t, p, lookup.tp);
+		ret = kstats_trace_tp_attach(t, p, lookup.tp, start);
 		if (ret)
 			return ret;
-		p->kp.pre_handler = start ? kstats_trace_tp_start : kstats_trace_tp_end;
-		ret = register_kprobe(&p->kp);
-		if (ret) {
-			kstats_trace_err(p->sym, "%s: cannot put a kprobe on the probe stub of tracepoint %s: %d%s",
-					 t->name, p->sym, ret, kstats_trace_why(ret));
-			return ret;
-		}
-		ret = tracepoint_probe_register(lookup.tp, lookup.tp->probestub, p);
-		if (ret) {
-			kstats_trace_kp_unregister(t, &p->kp);
-			kstats_trace_err(p->sym, "%s: cannot attach to tracepoint %s: %d",
-					 t->name, p->sym, ret);
-			return ret;
-		}
 		p->tp = lookup.tp;
 		return 0;
 	}
@@ -182,13 +259,6 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 	return 0;
 }
 
-/* The tracepoint of @p, if it is one, calls the stub with @p no more. */
-static void kstats_trace_tp_detach(struct kstats_trace_point *p)
-{
-	if (p->tracepoint)
-		tracepoint_probe_unregister(p->tp, p->tp->probestub, p);
-}
-
 /* trace NAME start POINT end POINT */
 int kstats_trace_pair_attach(struct kstats_trace *t)
 {
@@ -199,7 +269,7 @@ int kstats_trace_pair_attach(struct kstats_trace *t)
 		return ret;
 	ret = kstats_trace_point_attach(t, &t->end, false);
 	if (ret) {
-		kstats_trace_tp_detach(&t->start);
+		kstats_trace_tp_detach(t, &t->start);
 		kstats_trace_kp_unregister(t, &t->start.kp);
 		tracepoint_synchronize_unregister();
 	}
@@ -215,8 +285,8 @@ int kstats_trace_pair_detach(struct kstats_trace *t)
 {
 	struct kprobe *kps[] = { &t->start.kp, &t->end.kp };
 
-	kstats_trace_tp_detach(&t->start);
-	kstats_trace_tp_detach(&t->end);
+	kstats_trace_tp_detach(t, &t->start);
+	kstats_trace_tp_detach(t, &t->end);
 	unregister_kprobes(kps, ARRAY_SIZE(kps));
 	tracepoint_synchronize_unregister();
 	return 0;

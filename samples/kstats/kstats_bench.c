@@ -74,6 +74,9 @@
 #include <asm/msr.h>
 #endif
 
+/* What differs between the kernels that kstats builds for. */
+#include "../../kernel/trace/kstats_trace_compat.h"
+
 #define BENCH_MAX_LOOPS		1000000UL
 #define BENCH_MAX_SIZE		(64UL << 20)
 
@@ -1016,15 +1019,17 @@ out:
  * fprobe: form: what the mechanism alone costs a traced call.
  */
 static int bench_fp_entry(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
-			  struct pt_regs *regs, void *data)
+			  struct kstats_fprobe_regs *regs, void *data)
 {
 	return 0;
 }
 
 static void bench_fp_exit(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
-			  struct pt_regs *regs, void *data)
+			  struct kstats_fprobe_regs *regs, void *data)
 {
 }
+
+KSTATS_FPROBE_COMPAT(bench_fp_entry, bench_fp_exit);
 
 /*
  * The same with the two clock reads of any timer, kstats_trace's clock
@@ -1035,30 +1040,38 @@ static void bench_fp_exit(struct fprobe *fp, unsigned long ip, unsigned long ret
 static DEFINE_PER_CPU(u64, bench_fp_sink);
 
 static int bench_fp_clock_entry(struct fprobe *fp, unsigned long ip,
-				unsigned long ret_ip, struct pt_regs *regs, void *data)
+				unsigned long ret_ip,
+				struct kstats_fprobe_regs *regs, void *data)
 {
 	*(u64 *)data = ktime_get_mono_fast_ns();
 	return 0;
 }
 
 static void bench_fp_clock_exit(struct fprobe *fp, unsigned long ip,
-				unsigned long ret_ip, struct pt_regs *regs, void *data)
+				unsigned long ret_ip,
+				struct kstats_fprobe_regs *regs, void *data)
 {
 	this_cpu_write(bench_fp_sink, ktime_get_mono_fast_ns() - *(u64 *)data);
 }
 
+KSTATS_FPROBE_COMPAT(bench_fp_clock_entry, bench_fp_clock_exit);
+
 static int bench_fp_local_entry(struct fprobe *fp, unsigned long ip,
-				unsigned long ret_ip, struct pt_regs *regs, void *data)
+				unsigned long ret_ip,
+				struct kstats_fprobe_regs *regs, void *data)
 {
 	*(u64 *)data = local_clock();
 	return 0;
 }
 
 static void bench_fp_local_exit(struct fprobe *fp, unsigned long ip,
-				unsigned long ret_ip, struct pt_regs *regs, void *data)
+				unsigned long ret_ip,
+				struct kstats_fprobe_regs *regs, void *data)
 {
 	this_cpu_write(bench_fp_sink, local_clock() - *(u64 *)data);
 }
+
+KSTATS_FPROBE_COMPAT(bench_fp_local_entry, bench_fp_local_exit);
 
 static struct fprobe bench_fp;
 /* The function bench_fp is on, "" if none; under bench_mutex. */
@@ -1106,16 +1119,16 @@ static ssize_t fprobe_floor_store(struct kobject *kobj, struct kobj_attribute *a
 	if (sym[0]) {
 		/* A struct fprobe is registered again from scratch. */
 		memset(&bench_fp, 0, sizeof(bench_fp));
-		bench_fp.entry_handler = bench_fp_entry;
-		bench_fp.exit_handler = bench_fp_exit;
+		bench_fp.entry_handler = kstats_fprobe_handler(bench_fp_entry);
+		bench_fp.exit_handler = kstats_fprobe_handler(bench_fp_exit);
 		if (clock && !strcmp(clock, "clock")) {
-			bench_fp.entry_handler = bench_fp_clock_entry;
-			bench_fp.exit_handler = bench_fp_clock_exit;
+			bench_fp.entry_handler = kstats_fprobe_handler(bench_fp_clock_entry);
+			bench_fp.exit_handler = kstats_fprobe_handler(bench_fp_clock_exit);
 		} else if (clock) {
-			bench_fp.entry_handler = bench_fp_local_entry;
-			bench_fp.exit_handler = bench_fp_local_exit;
+			bench_fp.entry_handler = kstats_fprobe_handler(bench_fp_local_entry);
+			bench_fp.exit_handler = kstats_fprobe_handler(bench_fp_local_exit);
 		}
-		bench_fp.entry_data_size = sizeof(u64);
+		bench_fp.entry_data_size = 2 * sizeof(u64);
 		ret = register_fprobe_syms(&bench_fp, &symp, 1);
 		if (ret)
 			pr_warn("fprobe_floor: cannot put an fprobe on %s: %d\n", sym, ret);
