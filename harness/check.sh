@@ -202,7 +202,7 @@ set_paths
 # measures, every peer on Debian's 6.12, is what its cases count.
 "$HARNESS/build-x86.sh" debug > "$LOGS/build-debug.log" 2>&1 &
 BUILD=$!
-(for series in 6.12 6.1; do
+(for series in 7.x 6.12 6.1; do
 	"$HARNESS/stock.sh" "$series" > "$LOGS/stock-$series.log" 2>&1
 	echo "stock exit $?" >> "$LOGS/stock-$series.log"
  done
@@ -562,8 +562,8 @@ sys.exit('no line titled ' + sys.argv[2])
 PY
 	result $? "kstats-plot: SVG output, with the input's curve and its title"
 fi
-step "[5/9] the out-of-tree modules on Debian's own kernels (6.12 and 6.1), make bench-peers on 6.12 (beside steps 1 and 2)"
-for series in 6.12 6.1; do
+step "[5/9] the out-of-tree modules on Debian's own kernels (the newest 7.x, 6.12 and 6.1), make bench-peers on 6.12 (beside steps 1 and 2)"
+for series in 7.x 6.12 6.1; do
 	verdicts < "$LOGS/stock-$series.log"
 	grep -qx 'stock exit 0' "$LOGS/stock-$series.log" ||
 		fail "Debian's $series kernel: harness/stock.sh $(grep '^stock exit' "$LOGS/stock-$series.log" ||

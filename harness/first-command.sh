@@ -35,6 +35,7 @@ cpio cpio
 rsync rsync
 xz xz-utils
 dkms dkms
+debootstrap debootstrap
 clang clang
 promtool prometheus
 prometheus prometheus

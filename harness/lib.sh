@@ -123,6 +123,75 @@ newest_kernel() {
 		sed 's/^linux-image-//' | sort -V | tail -n 1
 }
 
+# The kernels of Debian 13 (trixie) and its backports (7.x), whose kbuild
+# tools need trixie's libc and whose headers its gcc-14: built in a root of
+# trixie made by debootstrap from Debian's archive, in the cache; the host
+# stays a bookworm system. Keyed on the suites and the packages below.
+ROOT_SUITE=trixie
+ROOT_APT="deb http://deb.debian.org/debian trixie main
+deb http://deb.debian.org/debian trixie-backports main"
+ROOT_PKGS="gcc-14 make libc6-dev libelf-dev bc kmod rsync xz-utils dkms"
+
+# deb_root: ROOT, the trixie root (made if missing), its package lists
+# updated once per run of a script.
+deb_root() {
+	local key root
+	key=$(printf '%s\n%s\n%s\n' "$ROOT_SUITE" "$ROOT_APT" "$ROOT_PKGS" | sha256sum | cut -c1-12)
+	root=$KSTATS_CACHE/root-$ROOT_SUITE-$key
+	if [ ! -e "$root/.done" ]; then
+		need_pkgs debootstrap
+		rm -rf "$KSTATS_CACHE/root-$ROOT_SUITE-"*
+		step "debootstrap $ROOT_SUITE into ${root#"$KSTATS_CACHE"/}"
+		debootstrap --variant=minbase "$ROOT_SUITE" "$root" \
+			http://deb.debian.org/debian > "$KSTATS_CACHE/root.log" 2>&1 ||
+			{ tail -n 20 "$KSTATS_CACHE/root.log" >&2; die "debootstrap $ROOT_SUITE failed"; }
+		echo "$ROOT_APT" > "$root/etc/apt/sources.list"
+		in_root "$root" apt-get -q update >> "$KSTATS_CACHE/root.log" 2>&1 &&
+			root_pkgs "$root" $ROOT_PKGS ||
+			die "$ROOT_SUITE root: the packages failed; see $KSTATS_CACHE/root.log"
+		touch "$root/.done" "$root/.updated"
+	elif [ "${ROOT:-}" != "$root" ]; then
+		in_root "$root" apt-get -q update >> "$KSTATS_CACHE/root.log" 2>&1 ||
+			die "$ROOT_SUITE root: apt-get update failed; see $KSTATS_CACHE/root.log"
+	fi
+	ROOT=$root
+}
+
+# in_root ROOT CMD...: CMD in ROOT, with /proc (objtool reads it) and this
+# clone's cache and build directories at the same paths as outside, in a
+# mount namespace of its own, so that nothing stays mounted.
+in_root() {
+	local root=$1 d binds=
+	shift
+	for d in "$KSTATS_CACHE" "$TOP/build"; do
+		mkdir -p "$d" "$root$d"
+		binds="$binds mount --bind '$d' '$root$d' &&"
+	done
+	unshare --mount --fork sh -c "mount -t proc proc '$root/proc' && $binds"' exec chroot "$0" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' \
+		"$root" "$@"
+}
+
+# root_pkgs ROOT PKG...: install the packages that ROOT is missing.
+root_pkgs() {
+	local root=$1 p missing=()
+	shift
+	for p in "$@"; do
+		in_root "$root" dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	step "apt-get install ${missing[*]} (in the $ROOT_SUITE root)"
+	in_root "$root" apt-get -q install -y --no-install-recommends "${missing[@]}" \
+		>> "$KSTATS_CACHE/root.log" 2>&1
+}
+
+# root_newest_kernel ROOT SERIES: newest_kernel, of ROOT's suites.
+root_newest_kernel() {
+	in_root "$1" apt-cache search --names-only "^linux-image-$2[.-].*amd64\$" |
+		awk '{ print $1 }' | grep -vE -- '-(rt|cloud|dbg)-|unsigned' |
+		sed 's/^linux-image-//' | sort -V | tail -n 1
+}
+
 # The kernel source: Debian's linux-source-6.12, keyed on its version.
 src_version() {
 	pkg_installed linux-source-6.12 || return 0
