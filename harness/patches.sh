@@ -101,7 +101,7 @@ kprobe_ftrace_ops: another error is a bug and still WARNs, and a stale
 address in kprobe_ipmodify_ops would refuse other IPMODIFY users (such
 as livepatch) of that function, and WARN when a module is loaded at
 that address, so a probe with a post handler still fails as before."
-"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace_control.c kernel/trace/kstats_trace_errlog.c kernel/trace/kstats_trace_parse.c kernel/trace/kstats_trace_sym.c kernel/trace/kstats_trace_func.c kernel/trace/kstats_trace_pair.c kernel/trace/kstats_trace_group.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_compat.h kernel/trace/kstats_trace_record.h kernel/trace/kstats_trace_kunit.c|patches/05-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
+"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace_control.c kernel/trace/kstats_trace_errlog.c kernel/trace/kstats_trace_parse.c kernel/trace/kstats_trace_sym.c kernel/trace/kstats_trace_func.c kernel/trace/kstats_trace_anchor.c kernel/trace/kstats_trace_pair.c kernel/trace/kstats_trace_group.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_compat.h kernel/trace/kstats_trace_record.h kernel/trace/kstats_trace_kunit.c|patches/05-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
 /sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
 function from entry to return with a kretprobe, a kretprobe keeping the
 entry time per CPU (pcpu:) or an fprobe (fprobe:), and the code between

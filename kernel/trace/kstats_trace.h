@@ -9,6 +9,7 @@
  *   kstats_trace_errlog.c   error_log, and the report of a refused command
  *   kstats_trace_sym.c      symbols, and lookups in ftrace's functions
  *   kstats_trace_func.c     a function: kretprobe, pcpu: and fprobe:
+ *   kstats_trace_anchor.c   a function never called, for an fprobe of its own
  *   kstats_trace_pair.c     code between two points: kprobe and tracepoint ends
  *   kstats_trace_group.c    a group: fprobe:GLOB as NAME
  *   kstats_trace_record.h   the record path, inline in the handlers
@@ -139,6 +140,7 @@ struct kstats_trace_group {
 	struct kstats_trace_func **table;
 	unsigned int table_bits;
 	char *gone_mods;		/* modules gone, comma-separated */
+	unsigned long missed;		/* by the fprobe before it was registered again */
 };
 
 /* What a CPU remembers between two probe hits. */
@@ -210,6 +212,7 @@ struct kstats_trace {
 	 */
 	bool kept;
 	u64 fp_gen;			/* of the fprobe: kstats_trace_fp_data */
+	bool fgraph_user;		/* kstats_trace_fgraph_hold() counts it */
 	union {
 		struct kretprobe krp;
 		struct fprobe fp;
@@ -259,10 +262,36 @@ int kstats_trace_glob_funcs(struct kstats_trace *t, unsigned int max, unsigned l
 int kstats_trace_krp_attach(struct kstats_trace *t);
 int kstats_trace_krp_detach(struct kstats_trace *t);
 unsigned long kstats_trace_krp_missed(struct kstats_trace *t);
+void kstats_trace_fp_init(void);
 u64 kstats_trace_fp_new_gen(void);
+#if KSTATS_FPROBE_FGRAPH
+void kstats_trace_fgraph_hold(struct kstats_trace *t);
+void kstats_trace_fgraph_put(struct kstats_trace *t);
+void kstats_trace_fgraph_cancel(void);
+void kstats_trace_fgraph_release(void);
+#else
+static inline void kstats_trace_fgraph_hold(struct kstats_trace *t)
+{
+}
+
+static inline void kstats_trace_fgraph_put(struct kstats_trace *t)
+{
+}
+
+static inline void kstats_trace_fgraph_cancel(void)
+{
+}
+
+static inline void kstats_trace_fgraph_release(void)
+{
+}
+#endif
 int kstats_trace_fp_attach(struct kstats_trace *t);
 int kstats_trace_fp_detach(struct kstats_trace *t);
 unsigned long kstats_trace_fp_missed(struct kstats_trace *t);
+
+/* kstats_trace_anchor.c: never called (see kstats_trace_fgraph_hold()) */
+void kstats_trace_anchor(void);
 
 /* kstats_trace_pair.c: trace NAME start POINT end POINT */
 void kstats_trace_kp_unregister(struct kstats_trace *t, struct kprobe *kp);
@@ -274,6 +303,7 @@ unsigned long kstats_trace_pair_missed(struct kstats_trace *t);
 #if KSTATS_TRACE_GROUPS
 int kstats_trace_grp_attach(struct kstats_trace *t);
 int kstats_trace_grp_detach(struct kstats_trace *t);
+unsigned long kstats_trace_grp_missed(struct kstats_trace *t);
 bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod, bool init);
 void kstats_trace_grp_free(struct kstats_trace *t);
 bool kstats_trace_grp_freed(unsigned long ip, const char *sym);
@@ -290,6 +320,11 @@ static inline int kstats_trace_grp_attach(struct kstats_trace *t)
 }
 
 static inline int kstats_trace_grp_detach(struct kstats_trace *t)
+{
+	return 0;
+}
+
+static inline unsigned long kstats_trace_grp_missed(struct kstats_trace *t)
 {
 	return 0;
 }

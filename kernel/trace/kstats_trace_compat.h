@@ -15,10 +15,11 @@
  *	flight (nr_maxactive) and no ftrace_ops of the fprobe's own (ops).
  *	A call in flight when its fprobe goes can return into another
  *	fprobe registered since at the same address (kstats_trace_fp_data).
- * KSTATS_FPROBE_VOID (before 6.5; Debian 12's 6.1): fprobe handlers take
+ * KSTATS_FPROBE_VOID (before 6.4; Debian 12's 6.1): fprobe handlers take
  *	no return address, and the entry handler returns nothing: it
  *	cannot keep the exit handler from running. Kbuild: no
- *	fprobe_entry_cb in fprobe.h.
+ *	fprobe_entry_cb in fprobe.h (6.5, with the return address; 6.4,
+ *	whose entry handler returns int without one, is not built for).
  * KSTATS_TP_PROBESTUB (6.5): a tracepoint has a probe stub of its own
  *	prototype, tp->probestub, that a kprobe can be put on. Kbuild:
  *	tracepoint-defs.h names probestub.

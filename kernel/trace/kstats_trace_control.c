@@ -136,7 +136,7 @@ static const struct kstats_trace_mode_ops kstats_trace_mode_ops[] = {
 		.name = "group",
 		.attach = kstats_trace_grp_attach,
 		.detach = kstats_trace_grp_detach,
-		.missed = kstats_trace_fp_missed,
+		.missed = kstats_trace_grp_missed,
 	},
 };
 
@@ -272,6 +272,7 @@ static bool kstats_trace_detach(struct kstats_trace *t)
 
 static void kstats_trace_free(struct kstats_trace *t)
 {
+	kstats_trace_fgraph_put(t);
 	put_pid(t->pid);
 #ifdef CONFIG_CGROUPS
 	if (t->cgrp)
@@ -627,7 +628,7 @@ static int kstats_trace_module_notify(struct notifier_block *nb,
 				pr_warn("%s: cannot be detached as module %s goes: %d; it stays, listed as stuck, with kstats_trace pinned, until a remove detaches it\n",
 					t->name, mod->name, t->stuck);
 			else if (t->gone[0])
-				pr_info("%s: detached: the functions left in the group were of module %s; the metrics stay until 'remove %s'\n",
+				pr_info("%s: detached as module %s goes; the metrics stay until 'remove %s'\n",
 					t->name, mod->name, t->name);
 			continue;
 		}
@@ -812,6 +813,7 @@ static int __init kstats_trace_init(void)
 {
 	int ret;
 
+	kstats_trace_fp_init();
 	ret = register_module_notifier(&kstats_trace_module_nb);
 	if (ret)
 		return ret;
@@ -852,7 +854,10 @@ static void __exit kstats_trace_exit(void)
 			       t->name, ret))
 			kstats_trace_free(t);
 	}
+	kstats_trace_fgraph_release();
 	mutex_unlock(&kstats_trace_mutex);
+	/* A release queued by the last free finds nothing left to do. */
+	kstats_trace_fgraph_cancel();
 	kstats_trace_errlog_clear();
 	/* After the traces: a module going meanwhile found them detached. */
 	unregister_module_notifier(&kstats_trace_module_nb);

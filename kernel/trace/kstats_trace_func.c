@@ -9,6 +9,8 @@
 #include <linux/atomic.h>
 #include <linux/fprobe.h>
 #include <linux/kprobes.h>
+#include <linux/random.h>
+#include <linux/workqueue.h>
 
 #include "kstats_trace.h"
 #include "kstats_trace_record.h"
@@ -68,7 +70,7 @@ static void kstats_trace_fp_exit(struct fprobe *fp, unsigned long ip,
 	struct kstats_trace *t = container_of(fp, struct kstats_trace, fp);
 	struct kstats_trace_fp_data *d = data;
 
-	if (likely(d->gen == t->fp_gen))
+	if (likely(d && d->gen == t->fp_gen))
 		kstats_trace_return(t, kstats_trace_now(), &d->start);
 }
 
@@ -101,20 +103,150 @@ static void kstats_trace_fp_exit_plain(struct fprobe *fp, unsigned long ip,
 	struct kstats_trace *t = container_of(fp, struct kstats_trace, fp);
 	struct kstats_trace_fp_data *d = data;
 
-	if (likely(d->gen == t->fp_gen))
+	if (likely(d && d->gen == t->fp_gen))
 		kstats_trace_record(t, d->start, kstats_trace_now());
 }
 
 NOKPROBE_SYMBOL(kstats_trace_fp_exit_plain);
 KSTATS_FPROBE_COMPAT(kstats_trace_fp_entry_plain, kstats_trace_fp_exit_plain);
 
+/*
+ * The generations of fprobes, from a random start, so that the fprobes of
+ * a kstats_trace loaded again do not take those of the one before, whose
+ * calls may still be in flight.
+ */
 static atomic64_t kstats_trace_fp_gens = ATOMIC64_INIT(0);
+
+void kstats_trace_fp_init(void)
+{
+	atomic64_set(&kstats_trace_fp_gens, get_random_u64() >> 1);
+}
 
 /* A generation for an fprobe about to be registered: never 0, never reused. */
 u64 kstats_trace_fp_new_gen(void)
 {
-	return atomic64_inc_return(&kstats_trace_fp_gens);
+	u64 gen;
+
+	do {
+		gen = atomic64_inc_return(&kstats_trace_fp_gens);
+	} while (unlikely(!gen));
+	return gen;
 }
+
+#if KSTATS_FPROBE_FGRAPH
+/*
+ * fprobe on the function-graph tracer has one fgraph_ops for every
+ * fprobe, registered while any fprobe with an exit handler is, and given
+ * the next of fgraph's 16 indexes each time it is registered again. A
+ * call in flight keeps its frame across that; when it returns under the
+ * index that fgraph sets on every frame (0), fprobe_return() finds no
+ * data of its own there and WARNs (7.3): removing the last trace while
+ * its function sleeps, then adding one, is enough. So while kstats_trace
+ * has an fprobe, and fgraph_hold_secs after the last goes (a trace
+ * removed and added again, as kstats trace runs do), it also holds one
+ * fprobe of its own, on kstats_trace_anchor(), which is never called:
+ * fprobe's fgraph_ops stays registered, with its index. That costs what
+ * fgraph costs while registered: a shadow stack of 4 KiB for each task
+ * made meanwhile (the others have theirs), and no other function traced.
+ * The kernel bug stays for a return after that, and for the other users
+ * of fgraph while fprobe holds index 0 (kstats.rst).
+ */
+static unsigned int kstats_trace_fgraph_hold_secs = 60;
+module_param_named(fgraph_hold_secs, kstats_trace_fgraph_hold_secs, uint, 0644);
+MODULE_PARM_DESC(fgraph_hold_secs,
+		 "Seconds that fprobe's function-graph ops is held after the last fprobe of kstats_trace goes (kernels whose fprobe is on fgraph)");
+
+static int kstats_trace_anchor_entry(struct fprobe *fp, unsigned long ip,
+				     unsigned long ret_ip,
+				     struct kstats_fprobe_regs *regs, void *data)
+{
+	return 1;
+}
+
+NOKPROBE_SYMBOL(kstats_trace_anchor_entry);
+
+/* Its exit handler makes it an fprobe of fgraph's; never called either. */
+static void kstats_trace_anchor_exit(struct fprobe *fp, unsigned long ip,
+				     unsigned long ret_ip,
+				     struct kstats_fprobe_regs *regs, void *data)
+{
+}
+
+NOKPROBE_SYMBOL(kstats_trace_anchor_exit);
+
+static struct fprobe kstats_trace_fgraph_fp = {
+	.entry_handler = kstats_trace_anchor_entry,
+	.exit_handler = kstats_trace_anchor_exit,
+};
+
+/* Under kstats_trace_mutex: the anchor is registered; the traces on it. */
+static bool kstats_trace_fgraph_held;
+static unsigned int kstats_trace_fgraph_users;
+
+static void kstats_trace_fgraph_unhold(void)
+{
+	lockdep_assert_held(&kstats_trace_mutex);
+	if (kstats_trace_fgraph_held && !kstats_trace_fgraph_users) {
+		unregister_fprobe(&kstats_trace_fgraph_fp);
+		kstats_trace_fgraph_held = false;
+	}
+}
+
+static void kstats_trace_fgraph_work_fn(struct work_struct *work)
+{
+	mutex_lock(&kstats_trace_mutex);
+	kstats_trace_fgraph_unhold();
+	mutex_unlock(&kstats_trace_mutex);
+}
+
+static DECLARE_DELAYED_WORK(kstats_trace_fgraph_work, kstats_trace_fgraph_work_fn);
+
+/*
+ * Before @t's fprobe is registered: the anchor, registered if it is not.
+ * If it cannot be, @t goes on without it (the kernel's own exposure).
+ */
+void kstats_trace_fgraph_hold(struct kstats_trace *t)
+{
+	unsigned long ip = (unsigned long)kstats_trace_anchor;
+	int ret;
+
+	lockdep_assert_held(&kstats_trace_mutex);
+	/* A release running now waits for the mutex, then finds a user. */
+	cancel_delayed_work(&kstats_trace_fgraph_work);
+	if (!kstats_trace_fgraph_held) {
+		ret = register_fprobe_ips(&kstats_trace_fgraph_fp, &ip, 1);
+		if (ret)
+			pr_warn_ratelimited("%s: cannot hold fprobe's function-graph ops: %d\n",
+					    t->name, ret);
+		kstats_trace_fgraph_held = !ret;
+	}
+	kstats_trace_fgraph_users++;
+	t->fgraph_user = true;
+}
+
+/* @t, whose fprobe is unregistered, is freed. */
+void kstats_trace_fgraph_put(struct kstats_trace *t)
+{
+	lockdep_assert_held(&kstats_trace_mutex);
+	if (!t->fgraph_user || --kstats_trace_fgraph_users)
+		return;
+	mod_delayed_work(system_wq, &kstats_trace_fgraph_work,
+			 READ_ONCE(kstats_trace_fgraph_hold_secs) * HZ);
+}
+
+/* At unloading, after kstats_trace_fgraph_release(), without the mutex. */
+void kstats_trace_fgraph_cancel(void)
+{
+	cancel_delayed_work_sync(&kstats_trace_fgraph_work);
+}
+
+/* At unloading, once every trace is detached, under kstats_trace_mutex. */
+void kstats_trace_fgraph_release(void)
+{
+	kstats_trace_fgraph_users = 0;
+	kstats_trace_fgraph_unhold();
+}
+#endif /* KSTATS_FPROBE_FGRAPH */
 
 /* trace FUNC and trace pcpu:FUNC: a kretprobe. */
 int kstats_trace_krp_attach(struct kstats_trace *t)
@@ -164,6 +296,7 @@ int kstats_trace_fp_attach(struct kstats_trace *t)
 	ret = kstats_trace_addr(t, &t->start);
 	if (ret)
 		return ret;
+	kstats_trace_fgraph_hold(t);
 	/* Filters and the gap are set before attach, and never change. */
 	if (t->pid || t->cgrp || t->gap) {
 		t->fp.entry_handler = kstats_fprobe_handler(kstats_trace_fp_entry);

@@ -46,6 +46,9 @@ struct kstats_trace_call {
 	struct kstats_trace_func *func;
 };
 
+/* A call may return into another trace's fprobe: the generation first. */
+static_assert(offsetof(struct kstats_trace_call, gen) ==
+	      offsetof(struct kstats_trace_fp_data, gen));
 #if KSTATS_FPROBE_FGRAPH
 static_assert(sizeof(struct kstats_trace_call) <= MAX_FPROBE_DATA_SIZE);
 #endif
@@ -100,7 +103,7 @@ static void kstats_trace_grp_exit(struct fprobe *fp, unsigned long ip,
 	struct kstats_trace *t = container_of(fp, struct kstats_trace, fp);
 	struct kstats_trace_call *call = data;
 
-	if (likely(call->gen == t->fp_gen))
+	if (likely(call && call->gen == t->fp_gen))
 		kstats_trace_record_in(t, call->func->ks, call->start, kstats_trace_now());
 }
 
@@ -376,6 +379,7 @@ int kstats_trace_grp_attach(struct kstats_trace *t)
 	t->fp.exit_handler = kstats_fprobe_handler(kstats_trace_grp_exit);
 	t->fp.entry_data_size = sizeof(struct kstats_trace_call);
 	t->fp_gen = kstats_trace_fp_new_gen();
+	kstats_trace_fgraph_hold(t);
 	ret = register_fprobe_ips(&t->fp, ips, n);
 	if (ret)
 		kstats_trace_err(t->start.sym, "%s: cannot put an fprobe on the %u functions of %s: %d",
@@ -406,14 +410,14 @@ static int kstats_trace_grp_drop(struct kstats_trace *t, struct module *mod, boo
 
 #if KSTATS_FPROBE_FGRAPH
 	/*
-	 * fprobe drops the functions of a module going itself. Not those of
-	 * init code freed, nor can it drop some of an fprobe's functions:
-	 * the fprobe is registered again with the others, under a new
-	 * generation (a call in flight from before returns to data of the
-	 * old one).
+	 * fprobe cannot drop some of an fprobe's functions: it is registered
+	 * again with the others, under a new generation (a call in flight
+	 * from before returns to data of the old one), while ftrace still
+	 * has the records of the code going (this notifier runs first).
+	 * fprobe's own notifier would drop a going module's functions, but
+	 * leave their addresses in its ftrace filter, and not those of init
+	 * code freed.
 	 */
-	if (!init)
-		return 0;
 	n = t->grp.nr_funcs - t->grp.nr_gone - n;
 	ips = kcalloc(n, sizeof(*ips), GFP_KERNEL);
 	if (!ips)
@@ -423,6 +427,8 @@ static int kstats_trace_grp_drop(struct kstats_trace *t, struct module *mod, boo
 			ips[j++] = t->grp.funcs[i].ip;
 	ret = unregister_fprobe(&t->fp);
 	if (!ret) {
+		/* fprobe counts the calls missed from 0 again. */
+		t->grp.missed += t->fp.nmissed;
 		t->fp_gen = kstats_trace_fp_new_gen();
 		ret = register_fprobe_ips(&t->fp, ips, n);
 		if (ret) {
@@ -468,6 +474,9 @@ bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod, bool ini
 		ret = kstats_trace_grp_drop(t, mod, init, n, &off);
 	/* None left, or no way to take these out: the whole group goes. */
 	if (ret || n == t->grp.nr_funcs - t->grp.nr_gone) {
+		if (ret)
+			pr_warn("%s: cannot take the functions of %s%s out of its fprobe: %d; the whole group is detached\n",
+				t->name, mod->name, init ? "(init)" : "", ret);
 		if (!off && kstats_trace_set_stuck(t, unregister_fprobe(&t->fp)))
 			return false;
 		strscpy(t->gone, mod->name, sizeof(t->gone));
@@ -492,6 +501,11 @@ bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod, bool ini
 int kstats_trace_grp_detach(struct kstats_trace *t)
 {
 	return unregister_fprobe(&t->fp);
+}
+
+unsigned long kstats_trace_grp_missed(struct kstats_trace *t)
+{
+	return t->grp.missed + t->fp.nmissed;
 }
 
 /* The functions of a group, and their table: its metrics go with t->ks. */

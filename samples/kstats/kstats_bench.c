@@ -1128,6 +1128,7 @@ static ssize_t fprobe_floor_store(struct kobject *kobj, struct kobj_attribute *a
 			bench_fp.entry_handler = kstats_fprobe_handler(bench_fp_local_entry);
 			bench_fp.exit_handler = kstats_fprobe_handler(bench_fp_local_exit);
 		}
+		/* As kstats_trace's: its generation and the entry time. */
 		bench_fp.entry_data_size = 2 * sizeof(u64);
 		ret = register_fprobe_syms(&bench_fp, &symp, 1);
 		if (ret)

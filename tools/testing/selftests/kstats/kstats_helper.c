@@ -18,6 +18,8 @@
  *                               IPI is answered at once, not at the next
  *                               time slice; prints the calls made when
  *                               the time is up or on SIGTERM
+ *   kstats_helper pause S      one pause(), the system call, until SIGUSR1,
+ *                               or S seconds at most
  *   kstats_helper sleep MS [COUNT]
  *                               COUNT nanosleep() calls of MS ms each (1);
  *                               prints the CPU it woke on after each
@@ -78,7 +80,7 @@ static inline void spin_hint(void)
 static int show_help(void)
 {
 	fprintf(stderr, "usage: kstats_helper getppid N | pair N | ids N M | spin S\n");
-	fprintf(stderr, "       kstats_helper sleep MS [COUNT]\n");
+	fprintf(stderr, "       kstats_helper sleep MS [COUNT] | pause S\n");
 	fprintf(stderr, "       kstats_helper write FILE STR | writes FILE | read FILE\n");
 	fprintf(stderr, "       kstats_helper listen N S | halves N FILE FIFO\n");
 	return 2;
@@ -108,6 +110,12 @@ static size_t unescape(const char *in, char *out)
 		}
 	}
 	return n;
+}
+
+/* A signal that only ends a pause(). */
+static void on_signal(int sig)
+{
+	(void)sig;
 }
 
 /* After open(): fault injection for this task, when asked. */
@@ -306,6 +314,20 @@ int main(int argc, char **argv)
 			syscall(SYS_getpid);
 			syscall(SYS_getppid);
 		}
+	} else if (!strcmp(argv[1], "pause")) {
+		/* One pause(), the system call, ended by SIGUSR1 or alarm(). */
+		struct sigaction sa = { .sa_handler = on_signal };
+
+		if (sigaction(SIGUSR1, &sa, NULL) || sigaction(SIGALRM, &sa, NULL)) {
+			perror("sigaction");
+			return 1;
+		}
+		alarm(n);
+#ifdef SYS_pause
+		syscall(SYS_pause);
+#else
+		pause();
+#endif
 	} else if (!strcmp(argv[1], "sleep")) {
 		/* COUNT nanosleep() of N ms each, the system call itself. */
 		struct timespec ts = { .tv_sec = n / 1000, .tv_nsec = n % 1000 * 1000000 };
