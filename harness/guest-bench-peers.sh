@@ -74,6 +74,11 @@ mount -t tracefs nodev $T
 mount -t proc proc $R/proc
 mount -t sysfs sysfs $R/sys
 mount -t devtmpfs devtmpfs $R/dev
+# bpftrace 0.27 writes what it builds to /dev/fd/N.
+[ -e $R/dev/fd ] || ln -s /proc/self/fd $R/dev/fd
+# libbpf-tools' funclatency: funclatency-libbpf since 0.37.
+FUNCLATENCY=/usr/sbin/funclatency
+[ -x $R$FUNCLATENCY ] || FUNCLATENCY=/usr/sbin/funclatency-libbpf
 mount -t tmpfs tmpfs $R/tmp
 mount -t tracefs nodev $R/sys/kernel/tracing
 mount -t debugfs nodev $R/sys/kernel/debug
@@ -194,7 +199,7 @@ start() {
 			{ echo "$1: the events cannot be set up"; events_teardown kprobes; return 1; } ;;
 	esac
 	case $1 in
-	funclatency*) taskset 2 chroot $R /usr/sbin/funclatency -T "$F" > "$OUT/$1" 2>&1 & tool=$! ;;
+	funclatency*) taskset 2 chroot $R $FUNCLATENCY -T "$F" > "$OUT/$1" 2>&1 & tool=$! ;;
 	bcc_glob)
 		taskset 2 chroot $R /usr/sbin/funclatency-bpfcc -F "$G" > "$OUT/$1" 2>&1 &
 		tool=$! ;;

@@ -126,33 +126,49 @@ newest_kernel() {
 # The kernels of Debian 13 (trixie) and its backports (7.x), whose kbuild
 # tools need trixie's libc and whose headers its gcc-14: built in a root of
 # trixie made by debootstrap from Debian's archive, in the cache; the host
-# stays a bookworm system. Keyed on the suites and the packages below.
-ROOT_SUITE=trixie
-ROOT_APT="deb http://deb.debian.org/debian trixie main
-deb http://deb.debian.org/debian trixie-backports main"
-ROOT_PKGS="gcc-14 make libc6-dev libelf-dev bc kmod rsync xz-utils dkms"
+# stays a bookworm system. The newest peers of make bench-peers (bpftrace,
+# libbpf-tools, perf) come from a root of sid, which the guest runs them
+# from. Each root is keyed on its suite, sources and packages.
+root_apt() {
+	case $1 in
+	trixie) printf '%s\n' "deb http://deb.debian.org/debian trixie main" \
+		"deb http://deb.debian.org/debian trixie-backports main" ;;
+	*) echo "deb http://deb.debian.org/debian $1 main" ;;
+	esac
+}
+root_base_pkgs() {
+	case $1 in
+	trixie) echo "gcc-14 make libc6-dev libelf-dev bc kmod rsync xz-utils dkms" ;;
+	sid) echo "bpftrace libbpf-tools linux-perf" ;;
+	esac
+}
 
-# deb_root: ROOT, the trixie root (made if missing), its package lists
-# updated once per run of a script.
+# deb_root [SUITE]: ROOT, the root of SUITE (default trixie), made if
+# missing, its package lists updated once per run of a script.
 deb_root() {
-	local key root
-	key=$(printf '%s\n%s\n%s\n' "$ROOT_SUITE" "$ROOT_APT" "$ROOT_PKGS" | sha256sum | cut -c1-12)
-	root=$KSTATS_CACHE/root-$ROOT_SUITE-$key
+	local suite=${1:-trixie} key root
+	ROOT_SUITE=$suite
+	key=$(printf '%s\n%s\n%s\n' "$suite" "$(root_apt "$suite")" "$(root_base_pkgs "$suite")" |
+		sha256sum | cut -c1-12)
+	root=$KSTATS_CACHE/root-$suite-$key
 	if [ ! -e "$root/.done" ]; then
 		need_pkgs debootstrap
-		rm -rf "$KSTATS_CACHE/root-$ROOT_SUITE-"*
-		step "debootstrap $ROOT_SUITE into ${root#"$KSTATS_CACHE"/}"
-		debootstrap --variant=minbase "$ROOT_SUITE" "$root" \
+		rm -rf "$KSTATS_CACHE/root-$suite-"*
+		step "debootstrap $suite into ${root#"$KSTATS_CACHE"/}"
+		debootstrap --variant=minbase "$suite" "$root" \
 			http://deb.debian.org/debian > "$KSTATS_CACHE/root.log" 2>&1 ||
-			{ tail -n 20 "$KSTATS_CACHE/root.log" >&2; die "debootstrap $ROOT_SUITE failed"; }
-		echo "$ROOT_APT" > "$root/etc/apt/sources.list"
+			{ tail -n 20 "$KSTATS_CACHE/root.log" >&2; die "debootstrap $suite failed"; }
+		root_apt "$suite" > "$root/etc/apt/sources.list"
+		# The archive's copy of sid may be older than its Release's
+		# Valid-Until: it is taken as it is.
+		echo 'Acquire::Check-Valid-Until "false";' > "$root/etc/apt/apt.conf.d/99kstats"
 		in_root "$root" apt-get -q update >> "$KSTATS_CACHE/root.log" 2>&1 &&
-			root_pkgs "$root" $ROOT_PKGS ||
-			die "$ROOT_SUITE root: the packages failed; see $KSTATS_CACHE/root.log"
-		touch "$root/.done" "$root/.updated"
+			root_pkgs "$root" $(root_base_pkgs "$suite") ||
+			die "$suite root: the packages failed; see $KSTATS_CACHE/root.log"
+		touch "$root/.done"
 	elif [ "${ROOT:-}" != "$root" ]; then
 		in_root "$root" apt-get -q update >> "$KSTATS_CACHE/root.log" 2>&1 ||
-			die "$ROOT_SUITE root: apt-get update failed; see $KSTATS_CACHE/root.log"
+			die "$suite root: apt-get update failed; see $KSTATS_CACHE/root.log"
 	fi
 	ROOT=$root
 }
@@ -180,7 +196,7 @@ root_pkgs() {
 			grep -q 'install ok installed' || missing+=("$p")
 	done
 	[ ${#missing[@]} -gt 0 ] || return 0
-	step "apt-get install ${missing[*]} (in the $ROOT_SUITE root)"
+	step "apt-get install ${missing[*]} (in ${root##*/})"
 	in_root "$root" apt-get -q install -y --no-install-recommends "${missing[@]}" \
 		>> "$KSTATS_CACHE/root.log" 2>&1
 }

@@ -148,8 +148,10 @@ u64 kstats_trace_fp_new_gen(void)
  * fprobe's fgraph_ops stays registered, with its index. That costs what
  * fgraph costs while registered: a shadow stack of 4 KiB for each task
  * made meanwhile (the others have theirs), and no other function traced.
- * The kernel bug stays for a return after that, and for the other users
- * of fgraph while fprobe holds index 0 (kstats.rst).
+ * While fprobe holds index 0, any other user of fgraph makes it WARN the
+ * same way: the anchor is registered twice, to leave that index. The
+ * kernel bug stays for a return after the hold, and for an index 0 that
+ * the second registration comes back to (kstats.rst).
  */
 static unsigned int kstats_trace_fgraph_hold_secs = 60;
 module_param_named(fgraph_hold_secs, kstats_trace_fgraph_hold_secs, uint, 0644);
@@ -214,7 +216,17 @@ void kstats_trace_fgraph_hold(struct kstats_trace *t)
 	/* A release running now waits for the mutex, then finds a user. */
 	cancel_delayed_work(&kstats_trace_fgraph_work);
 	if (!kstats_trace_fgraph_held) {
+		/*
+		 * Registered twice: where it registers fprobe's fgraph_ops,
+		 * the first takes fgraph's next index, which after boot is
+		 * 0, the index under which every other user of fgraph (the
+		 * function_graph tracer) would make fprobe WARN too.
+		 */
 		ret = register_fprobe_ips(&kstats_trace_fgraph_fp, &ip, 1);
+		if (!ret) {
+			unregister_fprobe(&kstats_trace_fgraph_fp);
+			ret = register_fprobe_ips(&kstats_trace_fgraph_fp, &ip, 1);
+		}
 		if (ret)
 			pr_warn_ratelimited("%s: cannot hold fprobe's function-graph ops: %d\n",
 					    t->name, ret);
