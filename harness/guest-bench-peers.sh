@@ -184,8 +184,9 @@ start() {
 			"kretprobe:$GF /@start[tid]/ { @[@fn[tid]] = hist(nsecs - @start[tid]);" \
 			"delete(@start[tid]); delete(@fn[tid]); }" \
 			"END { clear(@start); clear(@fn); }" > $R/tmp/bt ;;
-	bpftrace_kprobe) bt "$BT_K" "$F" 'hist(nsecs - @start[tid])' > $R/tmp/bt ;;
-	bpftrace_k3) bt "$BT_K" "$F" 'hist(nsecs - @start[tid], 3)' > $R/tmp/bt ;;
+	# By ftrace's name: bpftrace 0.27 takes no kprobe on another alias.
+	bpftrace_kprobe) bt "$BT_K" "$FA" 'hist(nsecs - @start[tid])' > $R/tmp/bt ;;
+	bpftrace_k3) bt "$BT_K" "$FA" 'hist(nsecs - @start[tid], 3)' > $R/tmp/bt ;;
 	bpftrace_kfunc) bt "$BT_F" "$FA" 'hist(nsecs - @start[tid])' > $R/tmp/bt ;;
 	fprobe_hist)
 		echo "f:kstats_peers_entry $FA" >> $T/dynamic_events &&
