@@ -58,6 +58,18 @@ static void load_file(struct ks_data *d, FILE *f, const char *path)
 	ks_data_init(d);
 	if (ks_read(d, f) || ks_finish(d, opt.bits))
 		die(2, "%s: %s", path, d->err);
+	/*
+	 * Without CPUS lines, the CPUs read are all there is to check: an
+	 * input cut between two CPUs' lines (head, grep 'CPU ' | head) reads
+	 * as a metric of fewer CPUs. Said, not refused: grep 'CPU ' is a way
+	 * to keep the CPU lines.
+	 */
+	if (d->ncpus && !d->have_all) {
+		char name[256];
+
+		fprintf(stderr, "%s: %s: no CPUS lines: the sum of the lines of the CPUs read, up to CPU %zu; a CPU cut off would not be seen\n",
+			prog, shown(name, sizeof(name), path), d->ncpus - 1);
+	}
 	if (f != stdin)
 		fclose(f);
 }

@@ -944,6 +944,15 @@ def test_truncated(rng):
     check('truncated: CPU lines only, cut, from standard input -> exit 2, the CPU, -',
           rc == 2 and 'truncated' in err and 'lines of CPU ' in err and
           err.startswith('kstats: -: '), err)
+    # Cut between two CPUs, without CPUS lines: nothing to check it by,
+    # said on stderr; a whole input (CPUS lines) says nothing.
+    first = [l for l in cpu_only if l.split()[3] == cpu_only[0].split()[3]]
+    rc, out, err = run(['-'], ''.join(first))
+    check('CPU lines only, cut between CPUs: read, and said on stderr with the last CPU',
+          rc == 0 and 'kstats: -: no CPUS lines: the sum of the lines of the CPUs read, up to CPU %s'
+          % first[0].split()[3] in err, err)
+    rc, out, err = run(['-'], ''.join(lines))
+    check('a whole input: nothing on stderr', rc == 0 and err == '', err)
     for args, what in ((['--merge', whole, cut], '--merge'),
                        (['--diff', cut, whole], '--diff, the old snapshot'),
                        (['--diff', whole, cut], '--diff, the new snapshot'),
