@@ -115,19 +115,38 @@ static double outwards(double x, bool up, int *dec)
  * "~" when the interval holds 0: within the resolution and the noise.
  * Without an interval (@few), the change alone and why.
  */
+/*
+ * A value of a statistic: as fmt_val(), but without --unit a value below
+ * 100 that is not an integer keeps 3 significant digits (a mean of 0.5:
+ * the statistics of sizes or queue depths are not all nanoseconds). With
+ * @sign, a change: its sign always.
+ */
+static const char *fmt_stat(char *buf, size_t n, double v, bool sign)
+{
+	char num[48];
+
+	if (!opt.human && v != floor(v) && fabs(v) < 100)
+		snprintf(num, sizeof(num), "%.3g", v);
+	else
+		fmt_val(num, sizeof(num), v);
+	snprintf(buf, n, "%s%s", sign && v >= 0 ? "+" : "", num);
+	return buf;
+}
+
 static void compare_line(const char *what, int w, double va, double vb,
 			 double dlo, double dhi, bool few)
 {
-	char x[64], y[64], l[64], h[64];
+	char x[64], y[64], l[64], h[64], c[64];
 
-	printf("%-8s %*s %*s", what, w, fmt_val(x, sizeof(x), va),
-	       w, fmt_val(y, sizeof(y), vb));
+	printf("%-8s %*s %*s", what, w, fmt_stat(x, sizeof(x), va, false),
+	       w, fmt_stat(y, sizeof(y), vb, false));
+	/* Where A is 0, the change in absolute terms. */
 	if (va > 0)
 		printf(" %+9.2f%%", (vb - va) / va * 100);
 	else
-		printf(" %10s", "(A is 0)");
+		printf(" %10s", fmt_stat(c, sizeof(c), vb - va, true));
 	if (few) {
-		printf("  too few samples for an interval\n");
+		printf("  too few samples for an interval%s\n", va > 0 ? "" : "  (A is 0)");
 	} else if (va > 0) {
 		int dl, dh;
 		double plo = outwards(dlo / va * 100, false, &dl);
@@ -136,9 +155,12 @@ static void compare_line(const char *what, int w, double va, double vb,
 		printf("  [%+.*f%%, %+.*f%%]%s\n", dl, plo, dh, phi,
 		       plo <= 0 && phi >= 0 ? "  ~" : "");
 	} else {
-		printf("  [%s, %s]%s\n", fmt_num(l, sizeof(l), dlo, RND_DOWN, 0),
+		/* "~" as the bounds printed: without --unit, whole numbers. */
+		double plo = opt.human ? dlo : floor(dlo), phi = opt.human ? dhi : ceil(dhi);
+
+		printf("  [%s, %s]%s  (A is 0)\n", fmt_num(l, sizeof(l), dlo, RND_DOWN, 0),
 		       fmt_num(h, sizeof(h), dhi, RND_UP, 0),
-		       dlo <= 0 && dhi >= 0 ? "  ~" : "");
+		       plo <= 0 && phi >= 0 ? "  ~" : "");
 	}
 }
 
@@ -440,7 +462,14 @@ static const char *change_cell(char *buf, size_t n, const struct cmp_stat *st)
 	if (st->few) {
 		snprintf(buf, n, "(few samples)");
 	} else if (!(st->a > 0)) {
-		snprintf(buf, n, "(A is 0)");
+		char c[64], l[64], h[64];
+		double plo = opt.human ? st->lo : floor(st->lo);
+		double phi = opt.human ? st->hi : ceil(st->hi);
+
+		/* In absolute terms, as the text of a single comparison. */
+		snprintf(buf, n, "%s [%s, %s]%s (A is 0)", fmt_stat(c, sizeof(c), st->b - st->a, true),
+			 fmt_num(l, sizeof(l), st->lo, RND_DOWN, 0),
+			 fmt_num(h, sizeof(h), st->hi, RND_UP, 0), plo <= 0 && phi >= 0 ? " ~" : "");
 	} else {
 		lo = outwards(st->lo / st->a * 100, false, &dl);
 		hi = outwards(st->hi / st->a * 100, true, &dh);

@@ -535,6 +535,17 @@ def test_compare(rng):
     rc, out, _ = run(['--compare', z, y])
     check('compare: values of 0 print no inf or nan',
           rc == 0 and not re.search(r'\b(inf|nan)\b', out, re.I) and '(A is 0)' in out, out)
+    # A mean of 0 against one of 0.5 (sizes, not nanoseconds): B's mean
+    # with its digits, the change in absolute terms, "~" as the printed
+    # interval holds 0 or not.
+    z = write('zeros', gen.render({0: [0] * 1000}, 3))
+    h = write('halves', gen.render({0: [0] * 500 + [1] * 500}, 3))
+    rc, out, _ = run(['--compare', z, h])
+    m = rows(out).get('mean', '').split()
+    iv = re.search(r'\[(-?[\d.]+), (-?[\d.]+)\]', ' '.join(m))
+    check('compare: A\'s mean 0, B\'s 0.5: "0.5", the change "+0.5", "~" as its interval',
+          rc == 0 and m[1:4] == ['0', '0.5', '+0.5'] and m[-3:] == ['(A', 'is', '0)'] and iv and
+          (('~' in m) == (float(iv.group(1)) <= 0 <= float(iv.group(2)))), out)
     # One huge sample in A: the normal interval of the mean would reach
     # below -100% (B's mean below 0) and past B's largest slot.
     o = write('outlier', gen.render({0: [100, 120, 10 ** 9]}, 3))
