@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kstats --hist: a terminal histogram, a row per slot. */
 #define _GNU_SOURCE
+#include <langinfo.h>
+#include <locale.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +18,72 @@ static int term_width(void)
 	struct winsize ws;
 	const char *cols = getenv("COLUMNS");
 
-	if (cols && atoi(cols) > 20)
+	if (cols && atoi(cols) > 0)
 		return atoi(cols);
-	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 20)
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 0)
 		return ws.ws_col;
 	return 80;
+}
+
+/* The blocks of the bars and the frame: UTF-8's, or ASCII where the locale is not UTF-8. */
+struct hist_glyphs {
+	const char *dark, *light, *frame;
+};
+
+static void hist_glyphs(struct hist_glyphs *g)
+{
+	char *old = setlocale(LC_CTYPE, NULL);
+	bool utf8;
+
+	old = old ? strdup(old) : NULL;
+	setlocale(LC_CTYPE, "");
+	utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+	setlocale(LC_CTYPE, old ? old : "C");
+	free(old);
+	if (utf8)
+		*g = (struct hist_glyphs){ "\u2592", "\u2591", "\u2502" };
+	else
+		*g = (struct hist_glyphs){ "#", ".", "|" };
+}
+
+/* The percentiles that fall in slot @s, as a row ends: " p50,p90". */
+static const char *hist_marks(char *buf, size_t n, const struct stats *st, size_t s, int bits)
+{
+	char q[32];
+	size_t len = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < opt.npct && len < n; i++) {
+		if (ks_slot(st->pct[i].lo, bits) != s)
+			continue;
+		len += snprintf(buf + len, n - len, "%s p%s", len ? "," : " ",
+				pct_name(q, sizeof(q), opt.pct[i]));
+	}
+	return buf;
+}
+
+/* The legend, its clauses joined on a line as long as they fit @cols. */
+static void hist_legend(const struct hist_glyphs *g, double scale, int cols)
+{
+	char c[3][96];
+	int i, len = 0;
+
+	snprintf(c[0], sizeof(c[0]), "%s = %g samples per octave (density)", g->dark, scale);
+	snprintf(c[1], sizeof(c[1]), "%s up to the cumulative %%, 100%% at full width", g->light);
+	snprintf(c[2], sizeof(c[2]), "blank: no sample");
+	for (i = 0; i < 3; i++) {
+		/* A block is one column, three bytes in UTF-8. */
+		int w = (int)strlen(c[i]) - (i < 2 ? (int)strlen(g->dark) - 1 : 0);
+
+		if (len && len + 2 + w > cols) {
+			putchar('\n');
+			len = 0;
+		}
+		printf("%s%s", len ? "; " : "", c[i]);
+		len += (len ? 2 : 0) + w;
+	}
+	putchar('\n');
 }
 
 /* The smallest of 1, 2 and 5 times a power of 10 that is @x or more. */
@@ -68,13 +132,14 @@ static const char *slot_range(char *buf, size_t n, size_t s, int bits)
  */
 void print_hist(const struct ks_hist *hist, int hbits)
 {
-	int bits = opt.log2 ? 0 : hbits, width, rangew = 7, i;
+	int bits = opt.log2 ? 0 : hbits, width, rangew = 7, markw = 0, countw = 5, cols, i;
 	const struct ks_hist *h = hist;
 	struct ks_hist coarse = { 0 };
 	double dmax = 0, scale = 1;
 	uint64_t n = 0, cum = 0;
+	struct hist_glyphs g;
 	struct stats st;
-	char r[112], q[32];
+	char r[112], m[256];
 	size_t s;
 
 	if (opt.log2 && hbits > 0) {
@@ -87,23 +152,34 @@ void print_hist(const struct ks_hist *hist, int hbits)
 		if (h->count[s])
 			dmax = fmax(dmax, h->count[s] / octaves(s, bits));
 	}
-	for (s = st.first; n && s <= (size_t)st.last; s++)
+	for (s = st.first; n && s <= (size_t)st.last; s++) {
 		rangew = fmax(rangew, strlen(slot_range(r, sizeof(r), s, bits)));
-	/* The range, " |", the bar, "|", the count, the cum%, percentiles. */
-	width = term_width() - rangew - 34;
-	if (width < 10)
-		width = 10;
+		markw = fmax(markw, strlen(hist_marks(m, sizeof(m), &st, s, bits)));
+		countw = fmax(countw, snprintf(m, sizeof(m), "%llu",
+					       (unsigned long long)h->count[s]));
+	}
+	/*
+	 * The range, " |", the bar, "|", " " and the count, " " and the
+	 * cum% (7), the percentiles (and their heading): within the
+	 * terminal's width, the bar 4 columns at least.
+	 */
+	if (markw)
+		markw = fmax(markw, strlen("  percentiles"));
+	cols = term_width();
+	width = cols - rangew - 3 - (1 + countw) - 8 - markw;
+	if (width < 4)
+		width = 4;
+	hist_glyphs(&g);
 	/* The densest slot fills half of the bar, at most: one block is a round number. */
 	if (dmax > 0)
 		scale = nice_up(dmax / (width / 2));
 	if (opt.cpu >= 0)
 		printf("cpu %ld\n", opt.cpu);
-	printf("\u2592 = %g samples per octave (density); ", scale);
-	printf("\u2591 up to the cumulative %%, 100%% at full width; blank: no sample\n");
-	printf("%*s \u2502%*s\u2502%11s %7s  %s\n", rangew, "range", width, "", "count", "cum%",
-	       "percentiles");
+	hist_legend(&g, scale, cols);
+	printf("%*s %s%*s%s %*s %7s%s\n", rangew, "range", g.frame, width, "", g.frame,
+	       countw, "count", "cum%", markw ? "  percentiles" : "");
 	for (s = st.first; n && s <= (size_t)st.last; s++) {
-		int bar, cdf, first = 1;
+		int bar, cdf;
 
 		cum += h->count[s];
 		bar = (int)(h->count[s] / octaves(s, bits) / scale + 0.5);
@@ -114,17 +190,11 @@ void print_hist(const struct ks_hist *hist, int hbits)
 		cdf = h->count[s] ? (int)((double)cum / n * width + 0.5) : 0;
 		if (h->count[s] && !bar && !cdf)
 			cdf = 1;
-		printf("%*s \u2502", rangew, slot_range(r, sizeof(r), s, bits));
+		printf("%*s %s", rangew, slot_range(r, sizeof(r), s, bits), g.frame);
 		for (i = 0; i < width; i++)
-			fputs(i < bar ? "\u2592" : i < cdf ? "\u2591" : " ", stdout);
-		printf("\u2502%11llu %6.2f%%", (unsigned long long)h->count[s], 100.0 * cum / n);
-		for (i = 0; i < opt.npct; i++) {
-			if (ks_slot(st.pct[i].lo, bits) != s)
-				continue;
-			printf("%s p%s", first ? " " : ",", pct_name(q, sizeof(q), opt.pct[i]));
-			first = 0;
-		}
-		putchar('\n');
+			fputs(i < bar ? g.dark : i < cdf ? g.light : " ", stdout);
+		printf("%s %*llu %6.2f%%%s\n", g.frame, countw, (unsigned long long)h->count[s],
+		       100.0 * cum / n, hist_marks(m, sizeof(m), &st, s, bits));
 	}
 	free(coarse.count);
 	free(coarse.sum);

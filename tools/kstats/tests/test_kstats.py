@@ -37,6 +37,9 @@ import test_top  # noqa: E402
 
 KSTATS = None
 TMP = None
+# --hist draws with UTF-8's blocks where the locale is UTF-8, ASCII
+# elsewhere: every run in a UTF-8 locale but where a test says otherwise.
+os.environ['LC_ALL'] = 'C.UTF-8'
 PCTS = [50, 90, 95, 99, 99.9]
 RESULTS = {'passed': 0, 'failed': 0}
 # The tool prints seconds and times to the millisecond.
@@ -1074,9 +1077,11 @@ def test_misc(rng):
     rc, out, _ = run(['--hist', path])
     slots = {gen.slot_of(v, 3) for v in values}
     _, rows = hist_rows(out)
+    lines = out.splitlines()
+    head = [i for i, l in enumerate(lines) if l.split()[:1] == ['range']]
     check('--hist: a row per slot, from the first to the last',
           rc == 0 and len(rows) == max(slots) - min(slots) + 1 and
-          len(out.splitlines()) == len(rows) + 2, out)
+          head and len(lines) == head[0] + 1 + len(rows), out)
     rc, out, _ = run(['-u', 'ns', path])
     check('--unit ns prints time units', rc == 0 and ' us' in out, out)
     rc, out, _ = run(['--per-cpu', path])
@@ -1885,6 +1890,22 @@ def test_hist(rng):
           all(value_ns(r['lo']) == gen.slot_min(s, 3) and value_ns(r['hi']) == gen.slot_max(s, 3)
               for r, s in zip(rows, counts)) and '[1.024, 1.151] us \u2502' in out and
           '[960 ns, 1.023 us] \u2502' in out, out[:1500])
+    # #43, 4: the width it follows, labels and legend included; ASCII where
+    # the locale is not UTF-8. One slot holds every percentile: its row has
+    # the most labels.
+    one = write('oneslot', gen.render({0: [1000] * 500}, 3))
+    for cols in (80, 60):
+        wide = []
+        for p in (path, one):
+            rc, out, err = run(['--hist', p], env=dict(os.environ, COLUMNS=str(cols)))
+            wide += [l for l in out.splitlines() if len(l) > cols] if rc == 0 else [err]
+        check('--hist, COLUMNS=%d: no line wider, legend and percentiles included' % cols,
+              not wide, wide[:3])
+    rc, out, err = run(['--hist', path], env=dict(os.environ, LC_ALL='C', COLUMNS='80'))
+    check('--hist, LC_ALL=C: ASCII only (# density, . cumulative, | frame)',
+          rc == 0 and out.isascii() and '# = ' in out and
+          sum(1 for l in out.splitlines()
+              if re.match(r'\s*\[\d+, \d+\] \|[#. ]+\|', l)) == len(counts), out[:800])
 
 
 def test_rows_time_total(rng):
