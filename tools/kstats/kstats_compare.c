@@ -133,6 +133,24 @@ static const char *fmt_stat(char *buf, size_t n, double v, bool sign)
 	return buf;
 }
 
+/*
+ * The decimals of a change in %, as its interval (in % too) supports: a
+ * change known to within 10 points or more is a whole number (a p99 on a
+ * slot edge: "+11%", not "+11.16%"), to within 1 point, one decimal.
+ */
+static int change_decimals(double lo, double hi)
+{
+	return hi - lo >= 10 ? 0 : hi - lo >= 1 ? 1 : 2;
+}
+
+/* @x rounded to @d decimals, a 0 positive: "+0%", not "-0%". */
+static double rounded(double x, int d)
+{
+	double p = pow(10, d), v = round(x * p) / p;
+
+	return v == 0 ? 0 : v;
+}
+
 static void compare_line(const char *what, int w, double va, double vb,
 			 double dlo, double dhi, bool few)
 {
@@ -141,9 +159,12 @@ static void compare_line(const char *what, int w, double va, double vb,
 	printf("%-8s %*s %*s", what, w, fmt_stat(x, sizeof(x), va, false),
 	       w, fmt_stat(y, sizeof(y), vb, false));
 	/* Where A is 0, the change in absolute terms. */
-	if (va > 0)
-		printf(" %+9.2f%%", (vb - va) / va * 100);
-	else
+	if (va > 0) {
+		/* Without an interval, nothing says a decimal would be right. */
+		int d = few ? 0 : change_decimals(dlo / va * 100, dhi / va * 100);
+
+		printf(" %+9.*f%%", d, rounded((vb - va) / va * 100, d));
+	} else
 		printf(" %10s", fmt_stat(c, sizeof(c), vb - va, true));
 	if (few) {
 		printf("  too few samples for an interval%s\n", va > 0 ? "" : "  (A is 0)");
@@ -473,7 +494,10 @@ static const char *change_cell(char *buf, size_t n, const struct cmp_stat *st)
 	} else {
 		lo = outwards(st->lo / st->a * 100, false, &dl);
 		hi = outwards(st->hi / st->a * 100, true, &dh);
-		snprintf(buf, n, "%+.1f%% [%+.*f, %+.*f]%s", change_pct(st), dl, lo, dh, hi,
+		int d = change_decimals(lo, hi) < 1 ? 0 : 1;
+
+		snprintf(buf, n, "%+.*f%% [%+.*f, %+.*f]%s", d, rounded(change_pct(st), d),
+			 dl, lo, dh, hi,
 			 lo <= 0 && hi >= 0 ? " ~" : "");
 	}
 	return buf;

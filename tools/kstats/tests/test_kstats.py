@@ -538,6 +538,23 @@ def test_compare(rng):
     rc, out, _ = run(['--compare', z, y])
     check('compare: values of 0 print no inf or nan',
           rc == 0 and not re.search(r'\b(inf|nan)\b', out, re.I) and '(A is 0)' in out, out)
+    # #43, 7: the change to the precision its interval supports: whole
+    # points where it spans 10 or more, one decimal from 1, two below.
+    la = write('logn_a', gen.render({0: [int(rng.lognormvariate(9, 1)) for _ in range(5000)]}, 3))
+    lb = write('logn_b', gen.render({0: [int(rng.lognormvariate(9, 1)) for _ in range(5000)]}, 3))
+    rc, out, _ = run(['--compare', la, lb])
+    bad = []
+    for name, row in rows(out).items():
+        ch = row.split()[3]
+        iv = re.search(r'\[([-+][\d.]+)%, ([-+][\d.]+)%\]', row)
+        if not iv:
+            continue
+        span = float(iv.group(2)) - float(iv.group(1))
+        dec = len(ch.rstrip('%').partition('.')[2])
+        if dec != (0 if span >= 10 else 1 if span >= 1 else 2) or ch in ('-0%', '-0.0%'):
+            bad.append(row)
+    check('compare: each change to what its interval supports (whole points where it '
+          'spans 10, no "-0%")', rc == 0 and rows(out) and not bad, bad or out)
     # A mean of 0 against one of 0.5 (sizes, not nanoseconds): B's mean
     # with its digits, the change in absolute terms, "~" as the printed
     # interval holds 0 or not.
