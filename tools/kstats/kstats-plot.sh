@@ -27,8 +27,8 @@ options are those of kstats(1).
                         on an axis of 1/(1-p) (90%, 99%, 99.9%...)
       --heatmap         a latency heatmap of kstats --interval --csv output
       --per-cpu         one curve per CPU (default: all CPUs, the CPUS lines)
-      --top N           with --per-cpu, the N CPUs with the most samples
-                        (default 8)
+      --top N           with --per-cpu, the N CPUs with the slowest p99,
+                        then the most samples (default 8)
   -u, --unit ns|us|ms|s the values are in that unit: ticks as 1 us, 10 us...
   -p, --percentiles LIST  the markers of the density and the CDF
                         (default 50,99; '' for none)
@@ -179,7 +179,7 @@ if o=$(given --linear); then
 	[ $heatmap = 0 ] || bad_usage "$o: --heatmap's value axis is logarithmic only"
 fi
 if o=$(given --top); then
-	[ $per_cpu = 1 ] || bad_usage "$o: the CPUs with the most samples, with --per-cpu only"
+	[ $per_cpu = 1 ] || bad_usage "$o: the CPUs with the slowest p99, with --per-cpu only"
 fi
 command -v gnuplot >/dev/null || { echo "kstats-plot: gnuplot not found" >&2; exit 1; }
 # The kstats beside this script (installed together), else on PATH.
@@ -640,14 +640,21 @@ function plot(k, cpu, style, title) {
 		sprintf("KP_DIR.'/data' index %d using 1:($2 * YS) with lines %s title %s %s",
 			NCURVES - 1, style, title, "noenhanced")
 }
-# Each CPU of input k, at most top of them, those with the most samples.
+# Each CPU of input k, at most top of them: those whose tail is the
+# slowest, by the slot of their p99 (the first whose cumulative p reaches
+# 0.99), then by their samples: a CPU several times slower than the rest
+# shows, whatever its share of the samples.
 function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t) {
 	f = dir "/text" k
 	split("", TOT)
+	split("", P99)
 	while ((getline line < f) > 0) {
 		split(line, w)
-		if (w[1] == "slot" && w[3] == "CPU" && w[6] > 0)
+		if (w[1] == "slot" && w[3] == "CPU" && w[6] > 0) {
 			TOT[w[4] + 0] += w[6]
+			if (w[10] >= 0.99 && (!((w[4] + 0) in P99) || w[2] + 0 < P99[w[4] + 0]))
+				P99[w[4] + 0] = w[2] + 0
+		}
 	}
 	close(f)
 	ncpu = 0
@@ -660,8 +667,9 @@ function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t) {
 	for (j = 0; j < (ncpu < top ? ncpu : top); j++) {
 		best = ""
 		for (cpu in TOT)
-			if (!((cpu + 0) in SEL) && (best == "" || TOT[cpu] > TOT[best] ||
-			    TOT[cpu] == TOT[best] && cpu + 0 < best + 0))
+			if (!((cpu + 0) in SEL) && (best == "" || P99[cpu] > P99[best] ||
+			    P99[cpu] == P99[best] && (TOT[cpu] > TOT[best] ||
+			    TOT[cpu] == TOT[best] && cpu + 0 < best + 0)))
 				best = cpu
 		SEL[best + 0] = 1
 		list[++n] = best + 0
@@ -672,10 +680,10 @@ function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t) {
 			t = list[j]; list[j] = list[j - 1]; list[j - 1] = t
 		}
 	if (ncpu > top) {
-		printf "%d the %d of its %d CPUs with the most samples\n", k, top, ncpu \
+		printf "%d the %d of its %d CPUs with the slowest p99\n", k, top, ncpu \
 			> (dir "/notes")
 		TITLE = TITLE (TITLE == "" ? "" : ".'; '.") \
-			sprintf("NAME%d.': the %d of its %d CPUs with the most samples'",
+			sprintf("NAME%d.': the %d of its %d CPUs with the slowest p99'",
 				k, top, ncpu)
 	}
 	split("", PC)

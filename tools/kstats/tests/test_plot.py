@@ -773,7 +773,7 @@ def test_spectrum(rng):
                        '-p: no markers on --heatmap'),
                       (['--heatmap', '-t', 'png', '-o', img, '--linear'],
                        "--linear: --heatmap's value axis is logarithmic only"),
-                      (['--top', '3'], '--top: the CPUs with the most samples, with --per-cpu')):
+                      (['--top', '3'], '--top: the CPUs with the slowest p99, with --per-cpu')):
         rc, out, err = plot(args + [path])
         check('kstats-plot %s -> exit 1, "%s"' % (' '.join(args).replace(img, 'X.png'), why),
               rc == 1 and out == '' and err.startswith('kstats-plot: ' + why) and
@@ -800,13 +800,28 @@ def test_per_cpu(rng):
         f.write('#!/bin/sh\necho run >> "%s/kstats.log"\nexec "%s" "$@"\n' % (TMP, KSTATS))
     os.chmod(os.path.join(d, 'kstats'), 0o755)
     env = dict(os.environ, PATH=fake_bin() + os.pathsep + os.environ['PATH'])
-    # 20 CPUs, CPU c with 100 + 10 c samples: the top 8 are 12 to 19.
+    # 20 CPUs, CPU c with 100 + 10 c samples, each slower than the one
+    # before: the CPUs chosen are those of the slowest p99, then of the
+    # most samples, as the CPU lines say.
     by_cpu = {c: lognormal(rng, 100 + 10 * c, 8 + c * 0.05, 0.7) for c in range(20)}
-    path = write('cpus20', gen.render(by_cpu, 3))
+    text = gen.render(by_cpu, 3)
+    path = write('cpus20', text)
     few = write('cpus3', gen.render({c: by_cpu[c] for c in (0, 4, 9)}, 3))
+
+    def slowest(text, n):
+        p99, tot = {}, {}
+        for line in text.splitlines():
+            w = line.split()
+            if w[2] == 'CPU' and int(w[5]):
+                c = int(w[3])
+                tot[c] = tot.get(c, 0) + int(w[5])
+                if float(w[9]) >= 0.99 and int(w[1]) < p99.get(c, 1 << 30):
+                    p99[c] = int(w[1])
+        return sorted(sorted(tot, key=lambda c: (-p99[c], -tot[c], c))[:n])
+    top8 = slowest(text, 8)
     for args, kruns, want, note in (
-            (['--per-cpu', path], 1, [12, 13, 14, 15, 16, 17, 18, 19], 8),
-            (['--per-cpu', '--top', '3', path], 1, [17, 18, 19], 3),
+            (['--per-cpu', path], 1, top8, 8),
+            (['--per-cpu', '--top', '3', path], 1, slowest(text, 3), 3),
             (['--per-cpu', '--top', '20', '--cdf', path], 1, list(range(20)), None),
             (['--per-cpu', '--spectrum', few], 1, [0, 4, 9], None),
             (['--per-cpu', path, few], 2, None, 8)):
@@ -819,20 +834,32 @@ def test_per_cpu(rng):
         s = Svg(img)
         titles = list(s.curves) if s.ok else []
         if want is None:
-            want_titles = (['cpus20 CPU %d' % c for c in range(12, 20)] +
+            want_titles = (['cpus20 CPU %d' % c for c in top8] +
                            ['cpus3 CPU %d' % c for c in (0, 4, 9)])
         else:
             want_titles = ['%s CPU %d' % (os.path.basename(args[-1]), c) for c in want]
-        said = 'the %d of its 20 CPUs with the most samples' % note if note else None
+        said = 'the %d of its 20 CPUs with the slowest p99' % note if note else None
         check('kstats-plot %s: kstats run %d time(s), gnuplot once; the curves %s'
               % (' '.join(os.path.basename(a) for a in args), kruns,
-                 'of the %d CPUs with the most samples, said in the title and on '
+                 'of the %d CPUs with the slowest p99, said in the title and on '
                  'standard error' % note if note else 'of every CPU'),
               rc == 0 and runs_logged('kstats.log') == kruns and
               runs_logged('gnuplot.log') == 1 and titles == want_titles and
               (err == 'kstats-plot: %s: %s\n' % (path, said) and
                'cpus20: ' + said in s.text_list() if note else err == ''),
               (rc, err, runs_logged('kstats.log'), runs_logged('gnuplot.log'), titles))
+    # #43, 9: 16 CPUs, one of them 4 times slower with a tenth of the
+    # others' samples: among the 4 chosen, whatever its share.
+    slow = {c: lognormal(rng, 2000 if c != 5 else 200, 9 if c != 5 else 9 + math.log(4), 0.3)
+            for c in range(16)}
+    slow_path = write('slowcpu', gen.render(slow, 3))
+    img = os.path.join(TMP, 'slowcpu.svg')
+    rc, _, err = run(['sh', PLOT, '-t', 'svg', '-o', img, '--per-cpu', '--top', '4', slow_path])
+    s = Svg(img)
+    check('kstats-plot --per-cpu --top 4: a CPU 4 times slower with a tenth of the samples '
+          'is among them, and the rule is said',
+          rc == 0 and s.ok and 'slowcpu CPU 5' in s.curves and len(s.curves) == 4 and
+          'the 4 of its 16 CPUs with the slowest p99' in err, (rc, err, list(s.curves) if s.ok else None))
     for top in ('0', 'x', '-1', '1;system("touch X")'):
         rc, _, err = plot(['--per-cpu', '--top', top, path], cwd=TMP)
         check('kstats-plot --top %s -> exit 1, not a number of CPUs' % top,
