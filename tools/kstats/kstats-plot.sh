@@ -111,7 +111,18 @@ case $size in
 	w=${size%%[x,]*} h=${size#*[x,]}
 	case $w$h in
 	*[!0-9]*) bad_usage "-s: '$size' is not WxH" ;;
-	esac ;;
+	esac
+	# What the plot needs, and what gnuplot takes ("size: out of range").
+	w=${w#"${w%%[!0]*}"} h=${h#"${h%%[!0]*}"}
+	w=${w:-0} h=${h:-0}
+	[ ${#w} -le 5 ] && [ ${#h} -le 5 ] || w=0
+	if [ "$term" = dumb ]; then
+		[ $w -ge 40 ] && [ $w -le 1000 ] && [ $h -ge 12 ] && [ $h -le 500 ] ||
+			bad_usage "-s: '$size' is out of range: 40 to 1000 characters wide, 12 to 500 high"
+	else
+		[ $w -ge 200 ] && [ $w -le 10000 ] && [ $h -ge 150 ] && [ $h -le 10000 ] ||
+			bad_usage "-s: '$size' is out of range: 200 to 10000 pixels wide, 150 to 10000 high"
+	fi ;;
 *) bad_usage "-s: '$size' is not WxH" ;;
 esac
 case $unit in

@@ -1081,6 +1081,12 @@ def test_usage_errors():
                        (['--heatmap', '-t', 'png', '-o', 'x.png', 'a', 'b'],
                         '--heatmap: one input'),
                        (['-s', '9,9; system("touch X")', 'a'], 'is not WxH'),
+                       # #43, 10: sizes gnuplot refuses ("size: out of range"),
+                       # or too small for the plot's axes and key.
+                       (['-s', '0x0', 'a'], "'0x0' is out of range: 40 to 1000 characters"),
+                       (['-s', '100x5', 'a'], 'is out of range'),
+                       (['-t', 'png', '-o', 'x.png', '-s', '100x100', 'a'],
+                        "'100x100' is out of range: 200 to 10000 pixels"),
                        (['-i', '1; system("touch X")', 'a'], 'is not a number of seconds')):
         rc, out, err = run(['sh', plot] + args, raw=True, cwd=TMP)
         check('usage: kstats-plot %s -> exit 1, "%s" in a line, then Try' % (' '.join(args), what),
