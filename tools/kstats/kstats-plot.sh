@@ -117,11 +117,13 @@ case $size in
 	w=${w:-0} h=${h:-0}
 	[ ${#w} -le 5 ] && [ ${#h} -le 5 ] || w=0
 	if [ "$term" = dumb ]; then
+		range="40 to 1000 characters wide, 12 to 500 high"
 		[ $w -ge 40 ] && [ $w -le 1000 ] && [ $h -ge 12 ] && [ $h -le 500 ] ||
-			bad_usage "-s: '$size' is out of range: 40 to 1000 characters wide, 12 to 500 high"
+			bad_usage "-s: '$size' is out of range: $range"
 	else
+		range="200 to 10000 pixels wide, 150 to 10000 high"
 		[ $w -ge 200 ] && [ $w -le 10000 ] && [ $h -ge 150 ] && [ $h -le 10000 ] ||
-			bad_usage "-s: '$size' is out of range: 200 to 10000 pixels wide, 150 to 10000 high"
+			bad_usage "-s: '$size' is out of range: $range"
 	fi ;;
 *) bad_usage "-s: '$size' is not WxH" ;;
 esac

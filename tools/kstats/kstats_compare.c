@@ -164,8 +164,9 @@ static void compare_line(const char *what, int w, double va, double vb,
 		int d = few ? 0 : change_decimals(dlo / va * 100, dhi / va * 100);
 
 		printf(" %+9.*f%%", d, rounded((vb - va) / va * 100, d));
-	} else
+	} else {
 		printf(" %10s", fmt_stat(c, sizeof(c), vb - va, true));
+	}
 	if (few) {
 		printf("  too few samples for an interval%s\n", va > 0 ? "" : "  (A is 0)");
 	} else if (va > 0) {
@@ -488,9 +489,11 @@ static const char *change_cell(char *buf, size_t n, const struct cmp_stat *st)
 		double phi = opt.human ? st->hi : ceil(st->hi);
 
 		/* In absolute terms, as the text of a single comparison. */
-		snprintf(buf, n, "%s [%s, %s]%s (A is 0)", fmt_stat(c, sizeof(c), st->b - st->a, true),
+		snprintf(buf, n, "%s [%s, %s]%s (A is 0)",
+			 fmt_stat(c, sizeof(c), st->b - st->a, true),
 			 fmt_num(l, sizeof(l), st->lo, RND_DOWN, 0),
-			 fmt_num(h, sizeof(h), st->hi, RND_UP, 0), plo <= 0 && phi >= 0 ? " ~" : "");
+			 fmt_num(h, sizeof(h), st->hi, RND_UP, 0),
+			 plo <= 0 && phi >= 0 ? " ~" : "");
 	} else {
 		lo = outwards(st->lo / st->a * 100, false, &dl);
 		hi = outwards(st->hi / st->a * 100, true, &dh);
