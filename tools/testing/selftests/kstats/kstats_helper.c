@@ -135,6 +135,31 @@ static void make_it_fail(void)
 }
 
 /*
+ * Fault injection off again, before the result is printed: printing to a
+ * pipe allocates too, and a result lost so would read as a failure of
+ * what succeeded. Turning it off can meet a failure itself: tried again.
+ */
+static void make_it_fail_end(void)
+{
+	const char *env = getenv("KSTATS_MAKE_IT_FAIL");
+	int i, fd, ok = 0;
+
+	if (!env || strcmp(env, "1"))
+		return;
+	for (i = 0; i < 1000 && !ok; i++) {
+		fd = open("/proc/self/make-it-fail", O_WRONLY);
+		if (fd < 0)
+			continue;
+		ok = write(fd, "0", 1) == 1;
+		close(fd);
+	}
+	if (!ok) {
+		perror("make-it-fail");
+		exit(1);
+	}
+}
+
+/*
  * With KSTATS_FAIL_NTH=N: the Nth fault injection point that the write
  * reaches fails (/proc/self/fail-nth, set once FILE is open). Returns the
  * open /proc/self/fail-nth, or -1 when not asked.
@@ -179,7 +204,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "read")) {
 		char buf[4096];
 		ssize_t ret;
-		int fd = open(argv[2], O_RDONLY);
+		int err, fd = open(argv[2], O_RDONLY);
 
 		if (fd < 0) {
 			printf("open: %s\n", strerrorname_np(errno));
@@ -188,7 +213,9 @@ int main(int argc, char **argv)
 		make_it_fail();
 		while ((ret = read(fd, buf, sizeof(buf))) > 0)
 			;
-		printf("%s\n", ret < 0 ? strerrorname_np(errno) : "OK");
+		err = errno;
+		make_it_fail_end();
+		printf("%s\n", ret < 0 ? strerrorname_np(err) : "OK");
 		close(fd);
 		return 0;
 	}
@@ -244,6 +271,7 @@ int main(int argc, char **argv)
 		nth = fail_nth_start();
 		ret = write(fd, buf, len);
 		err = errno;
+		make_it_fail_end();
 		injected = fail_nth_end(nth);
 		if (ret < 0)
 			printf("%s%s\n", strerrorname_np(err), injected);
