@@ -137,7 +137,10 @@ static void make_it_fail(void)
 /*
  * Fault injection off again, before the result is printed: printing to a
  * pipe allocates too, and a result lost so would read as a failure of
- * what succeeded. Turning it off can meet a failure itself: tried again.
+ * what succeeded. Turning it off can meet a failure itself: tried again,
+ * 100 times; where every slab allocation fails (kstats_torture.sh's
+ * sweep, whose page allocations do not), the result is printed all the
+ * same, as before.
  */
 static void make_it_fail_end(void)
 {
@@ -146,16 +149,12 @@ static void make_it_fail_end(void)
 
 	if (!env || strcmp(env, "1"))
 		return;
-	for (i = 0; i < 1000 && !ok; i++) {
+	for (i = 0; i < 100 && !ok; i++) {
 		fd = open("/proc/self/make-it-fail", O_WRONLY);
 		if (fd < 0)
 			continue;
 		ok = write(fd, "0", 1) == 1;
 		close(fd);
-	}
-	if (!ok) {
-		perror("make-it-fail");
-		exit(1);
 	}
 }
 
