@@ -456,7 +456,7 @@ static int kstats_summary_open(struct inode *inode, struct file *file)
 	ret = debugfs_file_get(dentry);
 	if (ret)
 		return ret;
-	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
+	sum = kzalloc_obj(*sum);
 	if (!sum) {
 		ret = -ENOMEM;
 		goto out;

@@ -25,6 +25,10 @@
  *	tracepoint-defs.h names probestub.
  * KSTATS_MOD_MEM (6.4): a module's memory by type, mod->mem[], with
  *	for_each_mod_mem_type(), its macro. Groups need it.
+ * kzalloc_obj() and kmalloc_obj() (7.0, and 6.12.y): slab.h allocates one
+ *	object of a type. Kbuild: where slab.h has none, defines them for
+ *	every object, lib/kstats.c's too, as kzalloc() and kmalloc() of
+ *	its size.
  */
 #ifndef _KERNEL_TRACE_KSTATS_TRACE_COMPAT_H
 #define _KERNEL_TRACE_KSTATS_TRACE_COMPAT_H

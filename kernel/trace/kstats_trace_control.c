@@ -422,7 +422,7 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 	int ret;
 
 	lockdep_assert_held(&kstats_trace_mutex);
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = kzalloc_obj(*t);
 	if (!t)
 		return -ENOMEM;
 	t->mode = cmd->mode;

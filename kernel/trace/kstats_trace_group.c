@@ -134,7 +134,7 @@ static void kstats_trace_freed_add(const struct module *mod, enum mod_mem_type t
 
 	if (!mod->mem[type].size)
 		return;
-	f = kmalloc(sizeof(*f), GFP_KERNEL);
+	f = kmalloc_obj(*f);
 	if (!f) {
 		/* From now on, no group takes any function of a module. */
 		pr_warn("%s: out of memory: groups leave out the functions of modules\n",

@@ -101,7 +101,7 @@ static struct ftrace_ops *kstats_trace_hash_get(const char *filter, struct ftrac
 	struct ftrace_ops *ops;
 	char *buf;
 
-	ops = kzalloc(sizeof(*ops), GFP_KERNEL);
+	ops = kzalloc_obj(*ops);
 	/* A copy: ftrace's parser of the filter writes into it. */
 	buf = kstrdup(filter, GFP_KERNEL);
 	if (!ops || !buf) {
