@@ -101,7 +101,7 @@ need_pkgs() {
 }
 
 # Packages needed to build kernels and to boot and test them.
-BUILD_PKGS="linux-source-6.12 build-essential flex bison bc libelf-dev libssl-dev
+BUILD_PKGS="build-essential flex bison bc libelf-dev libssl-dev
 	kmod cpio xz-utils rsync python3 ccache"
 VM_PKGS="qemu-system-x86 busybox-static"
 # qemu's TCG, every vCPU on one host thread (harness/vm.sh says why).
@@ -208,19 +208,43 @@ root_newest_kernel() {
 		sed 's/^linux-image-//' | sort -V | tail -n 1
 }
 
-# The kernel source: Debian's linux-source-6.12, keyed on its version.
+# The kernel source of the test kernels and of the series: Debian's newest
+# linux-source-7.N, which trixie-backports serves, installed in the trixie
+# root (its tarball is read from there; the host installs nothing of
+# trixie). kernel_source sets SRC_PKG (linux-source-7.3), SRC_VERSION
+# (7.3.4-1~bpo13+1) and SRC_TAR, and exports them with SRC_ROOT, the root,
+# so that the scripts it runs look for the newest only once.
+SRC_SERIES=7
+kernel_source() {
+	local pkg
+	if [ -n "${SRC_TAR:-}" ] && [ -e "$SRC_TAR" ]; then
+		return 0
+	fi
+	deb_root trixie
+	pkg=$(in_root "$ROOT" apt-cache search --names-only "^linux-source-$SRC_SERIES\.[0-9]+\$" |
+		awk '{ print $1 }' | sort -V | tail -n 1)
+	[ -n "$pkg" ] || die "trixie and its backports offer no linux-source-$SRC_SERIES.*"
+	root_pkgs "$ROOT" "$pkg" ||
+		die "trixie root: cannot install $pkg; see $KSTATS_CACHE/root.log"
+	SRC_PKG=$pkg
+	SRC_VERSION=$(in_root "$ROOT" dpkg-query -W -f='${Version}' "$pkg")
+	SRC_TAR=$ROOT/usr/src/$pkg.tar.xz
+	SRC_ROOT=$ROOT
+	[ -e "$SRC_TAR" ] || die "$pkg $SRC_VERSION has no $SRC_TAR"
+	export SRC_PKG SRC_VERSION SRC_TAR SRC_ROOT
+}
+
+# src_version: the source package's version, as a file name.
 src_version() {
-	pkg_installed linux-source-6.12 || return 0
-	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null | tr '~+:' '___'
+	printf '%s\n' "$SRC_VERSION" | tr '~+:' '___'
 }
 
 # set_paths: the paths of the cache, keyed on the kernel source's version;
 # installs the source package first, so that any script may begin with it.
 set_paths() {
 	local v
-	need_pkgs linux-source-6.12
+	kernel_source
 	v=$(src_version)
-	[ -n "$v" ] || die "linux-source-6.12 is not installed"
 	WORK=$KSTATS_CACHE/$v
 	SRC=$WORK/linux
 	ORIG=$WORK/orig

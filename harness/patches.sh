@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # usage: harness/patches.sh [--check | --build]
 #
-# Writes kstats as a patch series against Debian's pristine linux-source-6.12,
+# Writes kstats as a patch series against the pristine source of the test
+# kernel, Debian's newest linux-source-7.N (harness/lib.sh: kernel_source),
 # one logical change per patch, with a cover letter, into build/patches/.
 # With --check, also verifies it, printing PASS/FAIL lines: the series
 # applies with git am to the pristine files, every patch is checkpatch
@@ -49,7 +50,7 @@ RFC's format, computed from one snapshot of the counters taken at open;
 start, stop and reset are written to the same file. A group of metrics
 is a directory of them, with a _summary file of the slots of all CPUs,
 for readers that follow many metrics at once."
-"lib/kstats: add KUnit tests|lib/kstats_kunit.c lib/kstats_kunit.h lib/.kunitconfig|patches/02-lib-kstats-kunit.patch|Test the slot mapping at every boundary and for every frac_bits, the
+"lib/kstats: add KUnit tests|lib/tests/kstats_kunit.c lib/tests/kstats_kunit.h lib/.kunitconfig|patches/02-lib-kstats-kunit.patch|Test the slot mapping at every boundary and for every frac_bits, the
 tiling of the u64 range by the slots, the RFC's slot numbers, the means,
 and the debugfs files read and written through their file operations on
 a kernel mount of debugfs: format, counts, cumulative fractions, the
@@ -68,8 +69,8 @@ every system call three times.
 The tracepoint calls each probe with that probe's data as the first
 argument (__traceiter_NAME() and the static call pass it->data, and
 __probestub_NAME() is declared with void *__data first), and fprobe's
-entry handler gets the full registers. Act only on the calls whose first
-argument is NULL, those made for the event's own probe.
+entry handler reads it from its ftrace_regs. Act only on the calls whose
+first argument is NULL, those made for the event's own probe.
 
 No user of the stub other than fprobe_events registers it before this
 series, so no released kernel is affected."
@@ -177,14 +178,14 @@ open(os.path.join(repo, 'MAINTAINERS'), 'w').write(''.join(out))
 PY
 }
 
-step "writing the series against linux-source-6.12 $(src_version)"
+step "writing the series against $SRC_PKG $SRC_VERSION"
 rm -rf "$repo" "$out"
 mkdir -p "$repo" "$out"
 cp -a "$ORIG/." "$repo/"
 git -C "$repo" init -q
 git -C "$repo" add -A
 git -C "$repo" -c user.name=base -c user.email=base@localhost \
-	commit -q -m "linux-source-6.12 $(src_version): the files kstats changes"
+	commit -q -m "$SRC_PKG $SRC_VERSION: the files kstats changes"
 for s in "${steps[@]}"; do
 	IFS='|' read -r subject files patches body <<<"$s"
 	for f in $files; do
@@ -209,22 +210,31 @@ for s in "${steps[@]}"; do
 done
 git -C "$repo" format-patch -q --cover-letter -o "$out" HEAD~${#steps[@]}
 cover=$(ls "$out"/0000-*.patch)
-python3 - "$cover" "$TOP/Documentation/dev-tools/kstats.rst" <<'PY'
+SRC_PKG=$SRC_PKG SRC_VERSION=$SRC_VERSION \
+	python3 - "$cover" "$TOP/Documentation/dev-tools/kstats.rst" <<'PY'
+import os
 import re
 import sys
 p = sys.argv[1]
 s = open(p).read()
-# The figures of the peers' table of kstats.rst (make bench-peers): the
-# instructions each case adds to a traced getppid() call.
+# The figures of the series' kernel in kstats.rst (make bench-peers on the
+# newest 7.x: the first column of its table): the instructions each case
+# adds to a traced getppid() call.
 doc = open(sys.argv[2]).read()
-table = doc[doc.index('Against bpftrace, funclatency, perf and hist triggers'):]
+table = doc[doc.index('On the newest 7.x, and 6.12 beside it'):]
 fig = {}
-for case, row in (('fprobe', r'``fprobe:``'), ('funclatency', 'funclatency'),
+for case, row in (('trace', r'``trace``'), ('pcpu', r'``pcpu:``'),
+                  ('fprobe', r'``fprobe:``'), ('funclatency', 'funclatency'),
                   ('kfunc', 'bpftrace kfunc'), ('kprobe_hist', 'kprobe events'),
                   ('fprobe_hist', 'fprobe events')):
     fig[case] = int(re.search(r'^' + row + r' +(\d+) ', table, re.M).group(1))
+fig['cheap'] = min(fig['trace'], fig['pcpu'], fig['fprobe'])
+fig['cheap_form'] = {fig['trace']: 'trace, a kretprobe', fig['pcpu']: 'pcpu:',
+                     fig['fprobe']: 'fprobe:'}[fig['cheap']]
 for case in ('funclatency', 'kfunc'):
-    fig[case + '_x'] = '%.1f' % (fig[case] / fig['fprobe'])
+    fig[case + '_x'] = '%.1f' % (fig[case] / fig['cheap'])
+fig['kernel'] = '%s %s' % (os.environ['SRC_PKG'], os.environ['SRC_VERSION'])
+fig['series'] = os.environ['SRC_PKG'].replace('linux-source-', '')
 s = s.replace('*** SUBJECT HERE ***', 'kstats: per-CPU latency distributions in debugfs')
 s = s.replace('*** BLURB HERE ***', '''kstats measures how long kernel code takes and keeps the whole latency
 distribution, not an average: per-CPU log-linear histograms with a chosen
@@ -254,16 +264,17 @@ Documentation/dev-tools/kstats.rst):
 - Improve hist triggers, or write a user tool (Masami Hiramatsu)? A
   latency histogram built from hist triggers needs two probe events, a
   synthetic event and three triggers, and builds a trace event for each;
-  on Debian's 6.12 it adds %(kprobe_hist)d instructions to a traced getppid()
-  call (kprobe events) and %(fprobe_hist)d (fprobe events), against %(fprobe)d for
-  kstats' fprobe: form. The user tool is in the series (tools/kstats): kstats
+  on the kernel of this series it adds %(kprobe_hist)d instructions to a
+  traced getppid() call (kprobe events) and %(fprobe_hist)d (fprobe events),
+  against %(cheap)d for kstats' cheapest form (%(cheap_form)s) and %(fprobe)d
+  for its fprobe: form. The user tool is in the series (tools/kstats): kstats
   keeps the counting in the kernel, where it is cheapest, and everything
   else in user space.
 
 - Use BPF, and show numbers (Alexei Starovoitov, Toke Hoiland-Jorgensen).
   In the same run, on the same kernel: funclatency (libbpf-tools, kprobe
   and kretprobe) adds %(funclatency)d instructions per call, %(funclatency_x)s times
-  kstats' fprobe:, and bpftrace on fentry/fexit %(kfunc)d, %(kfunc_x)s times. Every
+  kstats' cheapest form, and bpftrace on fentry/fexit %(kfunc)d, %(kfunc_x)s times. Every
   form of kstats costs less than every peer measured. The BPF tools
   keep the entry time in a hash map keyed by thread, whose updates and
   deletes take a bucket lock, and enter each program through BPF's
@@ -286,6 +297,7 @@ Patch 4 fixes a use-after-free of kprobes that kstats' fault-injection
 tests found: a kprobe on ftrace whose disarm cannot allocate ftrace's new
 filter stays in kprobe_table, registered, while its owner frees it.
 
+The series applies to Linux %(series)s (Debian's %(kernel)s).
 Tested on x86_64 (qemu, the test kernel with KASAN, lockdep and kmemleak,
 and Debian's own 7.3, 6.12 and 6.1 kernels, out of tree) and UML with the
 KUnit suites and the kselftests of the series.''' % fig)
@@ -372,7 +384,7 @@ git -C "$am" -c user.name=am -c user.email=am@localhost am -q \
 	>"$WORK/series-am.log" 2>&1
 r=$?
 [ $r -eq 0 ] || cat "$WORK/series-am.log"
-check $r "patches: the series applies with git am to pristine 6.12 files"
+check $r "patches: the series applies with git am to pristine $SRC_PKG $SRC_VERSION files"
 
 # The series builds this repository's tree: every file the same.
 bad=0
@@ -402,8 +414,8 @@ bad=0
 for who in Zijlstra Hiramatsu Starovoitov Hoiland-Jorgensen; do
 	grep -qw -- "$who" "$cover" || { echo "cover letter: no answer to $who"; bad=1; }
 done
-for row in '``fprobe:``' funclatency 'bpftrace kfunc' 'kprobe events' 'fprobe events'; do
-	n=$(sed -n '/^Against bpftrace, funclatency/,$p' "$TOP/Documentation/dev-tools/kstats.rst" |
+for row in '``trace``' '``fprobe:``' funclatency 'bpftrace kfunc' 'kprobe events' 'fprobe events'; do
+	n=$(sed -n '/^On the newest 7.x, and 6.12 beside it/,$p' "$TOP/Documentation/dev-tools/kstats.rst" |
 		awk -v r="$row" 'index($0, r " ") == 1 { print $(split(r, w, " ") + 1); exit }')
 	grep -qw -- "${n:-none}" "$cover" ||
 		{ echo "cover letter: not kstats.rst's figure for $row (${n:-none})"; bad=1; }

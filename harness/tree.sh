@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # usage: harness/tree.sh
 #
-# Prepares the kernel tree: extracts Debian's linux-source-6.12 once, copies
-# this repository's kernel files over it and applies its patch files. Only
-# files whose content changed are written, so that builds stay incremental.
+# Prepares the kernel tree: extracts Debian's newest linux-source-7.N
+# (harness/lib.sh: kernel_source) once, copies this repository's kernel
+# files over it and applies its patch files. Only files whose content
+# changed are written, so that builds stay incremental.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -16,11 +17,11 @@ exec 9>"$WORK/.tree.lock"
 flock 9
 
 if [ ! -e "$SRC/.kstats-extracted" ]; then
-	step "extracting linux-source-6.12 into $SRC"
+	step "extracting $SRC_PKG $SRC_VERSION into $SRC"
 	rm -rf "$SRC" "$ORIG" "$WORK/extract.tmp"
 	mkdir -p "$WORK/extract.tmp"
-	tar -xf /usr/src/linux-source-6.12.tar.xz -C "$WORK/extract.tmp"
-	mv "$WORK/extract.tmp/linux-source-6.12" "$SRC"
+	tar -xf "$SRC_TAR" -C "$WORK/extract.tmp"
+	mv "$WORK/extract.tmp/$SRC_PKG" "$SRC"
 	rmdir "$WORK/extract.tmp"
 	touch "$SRC/.kstats-extracted"
 fi
@@ -73,7 +74,7 @@ cp -a "$ORIG/." "$stage/"
 for p in $patches; do
 	step "applying ${p#"$TOP"/}"
 	patch -p1 -s -f --no-backup-if-mismatch -d "$stage" < "$p" ||
-		die "${p#"$TOP"/} does not apply to linux-source-6.12 $(src_version)"
+		die "${p#"$TOP"/} does not apply to $SRC_PKG $SRC_VERSION"
 done
 rsync -rc "$stage/" "$SRC/"
 rm -rf "$stage"

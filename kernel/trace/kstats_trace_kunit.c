@@ -21,11 +21,11 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "../../lib/kstats_kunit.h"
+#include "../../lib/tests/kstats_kunit.h"
 #include "kstats_trace.h"
 #include "kstats_trace_record.h"
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
 struct kstats_trace_test_parse {
 	const char *line;
