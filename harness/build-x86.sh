@@ -16,6 +16,7 @@ frags=$HARNESS/x86_64.config
 name="x86_64 kernel"
 cc=$(cc_opts)
 llvm=()
+inroot=()
 case ${1:-} in
 '') ;;
 debug)
@@ -23,14 +24,19 @@ debug)
 	frags="$frags $HARNESS/x86_64-debug.config"
 	name="x86_64 debug kernel" ;;
 cfi)
-	# Debian 12's clang 14 has no -fsanitize=kcfi: clang 16.
-	need_pkgs clang-16 lld-16 llvm-16
+	# kCFI needs clang; the kernel needs LLVM 17.0.1 or newer
+	# (scripts/min-tool-version.sh) and Debian 12 has 16: trixie's
+	# clang 19, in the trixie root (harness/lib.sh: in_root), where the
+	# whole build runs, without ccache.
+	root_pkgs "$SRC_ROOT" clang-19 lld-19 llvm-19 flex bison bc libssl-dev \
+		python3 perl cpio ||
+		die "trixie root: cannot install clang 19; see $KSTATS_CACHE/root.log"
+	inroot=(in_root "$SRC_ROOT")
 	BUILD_X86=$BUILD_X86-cfi
 	frags="$frags $HARNESS/x86_64-cfi.config"
-	cc="CC=clang-16"
-	! command -v ccache >/dev/null || cc="CC=ccache clang-16"
-	llvm=(LLVM=-16)
-	name="x86_64 kCFI kernel (clang 16)" ;;
+	cc="CC=clang-19"
+	llvm=(LLVM=-19)
+	name="x86_64 kCFI kernel (clang 19)" ;;
 *) die "usage: build-x86.sh [debug|cfi]" ;;
 esac
 if [ -e "$BUILD_X86/.kstats-built" ] &&
@@ -42,7 +48,7 @@ fi
 hash=$(cat "$WORK/tree.hash")
 rm -f "$BUILD_X86/.kstats-built"
 mkdir -p "$BUILD_X86"
-mk() { make -C "$SRC" O="$BUILD_X86" ARCH=x86_64 "$cc" "${llvm[@]}" "$@"; }
+mk() { "${inroot[@]}" make -C "$SRC" O="$BUILD_X86" ARCH=x86_64 "$cc" "${llvm[@]}" "$@"; }
 
 step "configuring $name: tinyconfig + ${frags//$HARNESS\//harness/}"
 mk -s tinyconfig >/dev/null

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # usage: harness/cfi.sh
 #
-# Builds the test kernel with clang 16 and kCFI (CONFIG_CFI_CLANG, not
+# Builds the test kernel with clang 19 and kCFI (CONFIG_CFI, not
 # permissive: harness/x86_64-cfi.config), boots it and runs the KUnit
 # suites and the selftests of kstats and kstats_trace there
 # (harness/guest-cfi.sh): an indirect call to a function of another type,
@@ -30,11 +30,11 @@ VM_FLAVOR=cfi VM_CONSOLE=$out/console.log VM_TIMEOUT=${VM_TIMEOUT:-2400} \
 # so, and the booted kernel has kCFI's preambles.
 cfg=$BUILD_X86-cfi/.config
 pre=$(sed -n 's/^KSTATS_CFI_PREAMBLES //p' "$out/vm.log")
-if grep -qx 'CONFIG_CFI_CLANG=y' "$cfg" && grep -qx '# CONFIG_CFI_PERMISSIVE is not set' "$cfg" &&
+if grep -qx 'CONFIG_CFI=y' "$cfg" && grep -qx '# CONFIG_CFI_PERMISSIVE is not set' "$cfg" &&
    [ "${pre:-0}" -gt 1000 ]; then
-	pass "kCFI enforced: CONFIG_CFI_CLANG=y, not permissive, $pre __cfi_ preambles in the booted kernel"
+	pass "kCFI enforced: CONFIG_CFI=y, not permissive, $pre __cfi_ preambles in the booted kernel"
 else
-	said=$(grep -E '^(# )?CONFIG_CFI_(CLANG|PERMISSIVE)' "$cfg" | tr '\n' ' ')
+	said=$(grep -E '^(# )?CONFIG_CFI(_PERMISSIVE)?[= ]' "$cfg" | tr '\n' ' ')
 	fail "kCFI enforced: $said${pre:-no} __cfi_ preambles"
 fi
 for suite in kstats kstats_trace; do
