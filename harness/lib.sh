@@ -153,6 +153,7 @@ deb_root() {
 	root=$KSTATS_CACHE/root-$suite-$key
 	if [ ! -e "$root/.done" ]; then
 		need_pkgs debootstrap
+		mkdir -p "$KSTATS_CACHE"
 		rm -rf "$KSTATS_CACHE/root-$suite-"*
 		step "debootstrap $suite into ${root#"$KSTATS_CACHE"/}"
 		debootstrap --variant=minbase "$suite" "$root" \
