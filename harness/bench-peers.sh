@@ -45,7 +45,8 @@ if [ -z "$release" ]; then
 	kmods=$root/lib/modules/$release
 else
 	need_pkgs $VM_PKGS kmod build-essential bpftrace libbpf-tools linux-perf
-	need_pkgs "linux-headers-$release" "linux-image-$release"
+	need_pkgs "linux-headers-$release" "linux-image-$release" \
+		"linux-source-$(echo "$release" | cut -d. -f1,2)"
 	kimage=/boot/vmlinuz-$release
 	kmods=/lib/modules/$release
 fi

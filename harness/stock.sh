@@ -37,7 +37,10 @@ for series in "$@"; do
 			die "$ROOT_SUITE root: cannot install Debian's $release; see $KSTATS_CACHE/root.log"
 		kimage=$root/usr/lib/modules/$release/vmlinuz
 	else
-		need_pkgs "linux-headers-$release" "linux-image-$release"
+		# The source too, for groups' trace.h (harness/module.sh), as in
+		# the root: the host no longer has linux-source-6.12 for the tree.
+		need_pkgs "linux-headers-$release" "linux-image-$release" \
+			"linux-source-$(echo "$release" | cut -d. -f1,2)"
 		kimage=/boot/vmlinuz-$release
 	fi
 	KSTATS_ROOT=$root "$HARNESS/module.sh" "/usr/src/linux-headers-$release" \
