@@ -102,6 +102,22 @@ kprobe_ftrace_ops: another error is a bug and still WARNs, and a stale
 address in kprobe_ipmodify_ops would refuse other IPMODIFY users (such
 as livepatch) of that function, and WARN when a module is loaded at
 that address, so a probe with a post handler still fails as before."
+"kprobes: Return the error when a new kprobe cannot be armed||patches/04-kprobes-register-arm.patch|Since __register_kprobe() takes its locks with guard(), a failure of
+arm_kprobe() for a new probe takes the probe out of kprobe_table again
+but is not returned: the function goes on to try_to_optimize_kprobe()
+and returns 0. Arming a kprobe on ftrace fails when ftrace cannot
+allocate the filter that adds the probe's address (-ENOMEM), or when it
+cannot register kprobes' ftrace_ops. register_kprobe() and
+register_kretprobe() then report success for a probe that is neither
+armed nor in kprobe_table: its handlers never run, and its
+unregistration finds no such probe, fails in __disable_kprobe() with
+-EINVAL, and clears kp->addr, which the caller cannot tell from a probe
+that kprobes kept because it could not disarm it.
+
+Seen on a KASAN kernel under failslab: register_kretprobe() returned 0,
+and unregister_kretprobe() then cleared kp->addr without a warning.
+
+Return the error of arm_kprobe(), as before the conversion."
 "tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace_control.c kernel/trace/kstats_trace_errlog.c kernel/trace/kstats_trace_parse.c kernel/trace/kstats_trace_sym.c kernel/trace/kstats_trace_func.c kernel/trace/kstats_trace_anchor.c kernel/trace/kstats_trace_pair.c kernel/trace/kstats_trace_group.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_compat.h kernel/trace/kstats_trace_record.h kernel/trace/kstats_trace_kunit.c|patches/05-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
 /sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
 function from entry to return with a kretprobe, a kretprobe keeping the

@@ -271,6 +271,11 @@ int kstats_trace_krp_attach(struct kstats_trace *t)
 	/* pcpu: keeps the entry time per CPU, not per instance. */
 	t->krp.data_size = t->mode == KSTATS_TRACE_PCPU ? 0 : sizeof(u64);
 	ret = register_kretprobe(&t->krp);
+	if (!ret && !kstats_kprobe_registered(&t->krp.kp)) {
+		/* Not armed: frees its rethook; kprobes has no kprobe of it. */
+		unregister_kretprobe(&t->krp);
+		ret = -ENOMEM;
+	}
 	if (ret) {
 		kstats_trace_err(t->start.sym, "%s: cannot put a kretprobe on %s: %d%s",
 				 t->name, t->start.sym, ret, kstats_trace_why(ret));

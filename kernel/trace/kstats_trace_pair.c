@@ -148,6 +148,10 @@ static int kstats_trace_tp_attach(struct kstats_trace *t, struct kstats_trace_po
 		return ret;
 	p->kp.pre_handler = start ? kstats_trace_tp_start : kstats_trace_tp_end;
 	ret = register_kprobe(&p->kp);
+	if (!ret && !kstats_kprobe_registered(&p->kp)) {
+		p->kp.pre_handler = NULL;
+		ret = -ENOMEM;
+	}
 	if (ret) {
 		kstats_trace_err(p->sym, "%s: cannot put a kprobe on the probe stub of tracepoint %s: %d%s",
 				 t->name, p->sym, ret, kstats_trace_why(ret));
@@ -250,6 +254,11 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 	p->kp.offset = p->offset;
 	p->kp.pre_handler = start ? kstats_trace_kp_start : kstats_trace_kp_end;
 	ret = register_kprobe(&p->kp);
+	if (!ret && !kstats_kprobe_registered(&p->kp)) {
+		/* Not armed, and not kprobes': never unregistered. */
+		p->kp.pre_handler = NULL;
+		ret = -ENOMEM;
+	}
 	if (ret) {
 		kstats_trace_err(p->sym, "%s: cannot put a kprobe at %s+%u: %d%s",
 				 t->name, p->sym, p->offset, ret, kstats_trace_why(ret));

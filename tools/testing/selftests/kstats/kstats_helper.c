@@ -37,6 +37,18 @@
  *                               N listening TCP sockets (as many lines of
  *                               /proc/net/tcp); prints OK, then sleeps
  *
+ *   kstats_helper add-nth DIR NAME CALLS COMMAND
+ *                               COMMAND written to DIR/_control with its
+ *                               Nth fault injection point failing, N from 1
+ *                               until the write no longer reaches its Nth:
+ *                               each time the write fails and NAME is
+ *                               neither listed nor a file of DIR, or it
+ *                               succeeds, NAME counts each of 20 calls
+ *                               (CALLS: getppid, or pair) and a remove of
+ *                               NAME succeeds; prints the points reached,
+ *                               or the first of these rules broken, then
+ *                               exits 1
+ *
  * With KSTATS_MAKE_IT_FAIL=1 in the environment, write and read turn on
  * fault injection for their task (/proc/self/make-it-fail) once FILE is
  * open: only the kernel's handling of the write or read is made to fail.
@@ -196,6 +208,130 @@ static const char *fail_nth_end(int fd)
 	return n > 0 && atoi(buf) == 0 ? " injected" : " not";
 }
 
+/* Whether _control of DIR lists the trace NAME. */
+static int listed(const char *dir, const char *name)
+{
+	char path[4096], line[4096], want[512];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/_control", dir);
+	snprintf(want, sizeof(want), "name %s ", name);
+	f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	while (fgets(line, sizeof(line), f))
+		found |= !strncmp(line, want, strlen(want));
+	fclose(f);
+	return found;
+}
+
+/* The count of the metric DIR/NAME, its CPUS lines added up; -1 if none. */
+static long long counted(const char *dir, const char *name)
+{
+	char path[4096], line[256];
+	long long total = 0, n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "slot %*u CPUS %*u count %lld", &n) == 1)
+			total += n;
+	fclose(f);
+	return total;
+}
+
+/* One write of CMD to CTL, with the Nth fault injection point failing if n. */
+static int write_nth(const char *ctl, const char *cmd, int n, int *injected)
+{
+	char nth[16];
+	int fd, err = 0, nfd = -1;
+
+	fd = open(ctl, O_WRONLY);
+	if (fd < 0) {
+		perror(ctl);
+		exit(1);
+	}
+	if (n) {
+		nfd = open("/proc/self/fail-nth", O_RDWR);
+		snprintf(nth, sizeof(nth), "%d", n);
+		if (nfd < 0 || write(nfd, nth, strlen(nth)) != (ssize_t)strlen(nth)) {
+			perror("fail-nth");
+			exit(1);
+		}
+	}
+	if (write(fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
+		err = errno ?: EIO;
+	if (nfd >= 0) {
+		*injected = !strcmp(fail_nth_end(nfd), " injected");
+		nfd = -1;
+	}
+	close(fd);
+	return err;
+}
+
+static int add_nth(const char *dir, const char *name, const char *calls,
+		   const char *cmd)
+{
+	char ctl[4096], remove[512];
+	int n, err, injected = 0;
+	long long got;
+	cpu_set_t cpus;
+
+	/* One CPU: a pair or a pcpu: trace loses the calls that migrate. */
+	CPU_ZERO(&cpus);
+	CPU_SET(sched_getcpu(), &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus)) {
+		perror("sched_setaffinity");
+		return 1;
+	}
+	snprintf(ctl, sizeof(ctl), "%s/_control", dir);
+	snprintf(remove, sizeof(remove), "remove %s", name);
+	for (n = 1; n <= 300; n++) {
+		err = write_nth(ctl, cmd, n, &injected);
+		if (err) {
+			if (listed(dir, name) || counted(dir, name) >= 0) {
+				printf("%s: failed with fault %d (%s), but left %s\n",
+				       cmd, n, strerrorname_np(err), name);
+				return 1;
+			}
+		} else {
+			if (!listed(dir, name)) {
+				printf("%s: made with fault %d, but not listed\n", cmd, n);
+				return 1;
+			}
+			for (int i = 0; i < 20; i++) {
+				if (!strcmp(calls, "pair"))
+					syscall(SYS_getpid);
+				syscall(SYS_getppid);
+			}
+			got = counted(dir, name);
+			if (got < 20) {
+				printf("%s: made with fault %d, counted %lld of 20 calls\n",
+				       cmd, n, got);
+				return 1;
+			}
+			err = write_nth(ctl, remove, 0, &injected);
+			if (err) {
+				printf("%s: made with fault %d, its remove fails: %s\n",
+				       cmd, n, strerrorname_np(err));
+				return 1;
+			}
+		}
+		if (!injected) {
+			printf("points %d\n", n - 1);
+			return 0;
+		}
+	}
+	printf("%s: the write still reaches its fault at %d\n", cmd, n);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	long i, n;
@@ -246,6 +382,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	if (argc == 6 && !strcmp(argv[1], "add-nth"))
+		return add_nth(argv[2], argv[3], argv[4], argv[5]);
 	if (argc < 3)
 		return show_help();
 	if (!strcmp(argv[1], "write")) {

@@ -10,6 +10,8 @@
 #  - fault injection (failslab, fail_page_alloc) on the task that adds
 #    traces and creates metrics: each failure is a clean error and leaves
 #    nothing behind, and the same commands work once injection stops;
+#  - every form's remove, and the add of the kretprobe and kprobe forms,
+#    with their Nth allocation failed, N over every allocation;
 #  - every form of trace added and removed, KSTATS_REMOVE_ROUNDS (100)
 #    rounds, while every CPU calls the traced function;
 #  - kstats_fuzz: random and mutated commands to every file;
@@ -48,7 +50,7 @@ if [ ! -x "$H" ] || [ ! -x "$FZ" ]; then
 fi
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
-ktap_set_plan 9
+ktap_set_plan 10
 # Reports are checked from here on ($$: this run's marks, not another's).
 BEGIN_MARK="kstats_torture $$: begin"
 ks_mark "$BEGIN_MARK"
@@ -419,6 +421,46 @@ if [ -e "/proc/self/fail-nth" ] && [ -e "$DEBUGFS/failslab/probability" ] &&
 		remove_nth
 else
 	ktap_test_skip "remove with its Nth allocation failed (no fail-nth or kprobe_events)"
+fi
+
+# -- add with its Nth allocation failed ---------------------------------------
+# The add of a kretprobe (trace FUNC) and, with KSTATS_RN_SWEEP=all, of a
+# pair of kprobes on ftrace, with the Nth fault injection point of its
+# write failing, N from 1 until the add no longer reaches the Nth: each
+# time the add fails and nothing of it is listed, or it succeeds, counts
+# every call, and removes. kprobes said it had registered a kprobe on
+# ftrace that it could not arm (ftrace had no memory for its filter): the
+# trace counted nothing, and its remove found the kprobe "kept".
+ktap_print_msg "$(date +%T) add with its Nth allocation failed"
+AN_FORMS="trace $F getppid"
+[ "${KSTATS_RN_SWEEP:-all}" = check ] ||
+	AN_FORMS="$AN_FORMS|trace an start __x64_sys_getpid end $F pair"
+add_nth() {
+	rc=0
+	ks_mark "add nth begin (kstats_torture $$)"
+	ks_expect_begin "add nth (kstats_torture $$)"
+	inject 0
+	echo "$AN_FORMS" | tr '|' '\n' > "$T/an"
+	while read -r form; do
+		cmd=${form% *}
+		name=$(echo "$cmd" | awk '{ print $2 }')
+		if ! p=$("$H" add-nth "$K" "$name" "${form##* }" "$cmd" < /dev/null); then
+			echo "# $p"
+			rc=1
+			continue
+		fi
+		echo "# $cmd: made and counting, or refused with nothing left, at each" \
+			"of the ${p#points } fault points of its add"
+	done < "$T/an"
+	ks_expect_end
+	reported_since "expect begin: add nth (kstats_torture $$)" "$BUG_RE" && rc=1
+	return $rc
+}
+if [ -e "/proc/self/fail-nth" ] && [ -e "$DEBUGFS/failslab/probability" ]; then
+	ktap_test_result "add with its Nth allocation failed: made and counting, or refused" \
+		add_nth
+else
+	ktap_test_skip "add with its Nth allocation failed (no fail-nth)"
 fi
 
 # -- remove under load ---------------------------------------------------------
