@@ -102,7 +102,7 @@ kprobe_ftrace_ops: another error is a bug and still WARNs, and a stale
 address in kprobe_ipmodify_ops would refuse other IPMODIFY users (such
 as livepatch) of that function, and WARN when a module is loaded at
 that address, so a probe with a post handler still fails as before."
-"kprobes: Return the error when a new kprobe cannot be armed||patches/04-kprobes-register-arm.patch|Since __register_kprobe() takes its locks with guard(), a failure of
+"kprobes: Return the error when a new kprobe cannot be armed||patches/05-kprobes-register-arm.patch|Since __register_kprobe() takes its locks with guard(), a failure of
 arm_kprobe() for a new probe takes the probe out of kprobe_table again
 but is not returned: the function goes on to try_to_optimize_kprobe()
 and returns 0. Arming a kprobe on ftrace fails when ftrace cannot
@@ -118,7 +118,7 @@ Seen on a KASAN kernel under failslab: register_kretprobe() returned 0,
 and unregister_kretprobe() then cleared kp->addr without a warning.
 
 Return the error of arm_kprobe(), as before the conversion."
-"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace_control.c kernel/trace/kstats_trace_errlog.c kernel/trace/kstats_trace_parse.c kernel/trace/kstats_trace_sym.c kernel/trace/kstats_trace_func.c kernel/trace/kstats_trace_anchor.c kernel/trace/kstats_trace_pair.c kernel/trace/kstats_trace_group.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_compat.h kernel/trace/kstats_trace_record.h kernel/trace/kstats_trace_kunit.c|patches/05-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
+"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace_control.c kernel/trace/kstats_trace_errlog.c kernel/trace/kstats_trace_parse.c kernel/trace/kstats_trace_sym.c kernel/trace/kstats_trace_func.c kernel/trace/kstats_trace_anchor.c kernel/trace/kstats_trace_pair.c kernel/trace/kstats_trace_group.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_compat.h kernel/trace/kstats_trace_record.h kernel/trace/kstats_trace_kunit.c|patches/06-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
 /sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
 function from entry to return with a kretprobe, a kretprobe keeping the
 entry time per CPU (pcpu:) or an fprobe (fprobe:), and the code between
@@ -139,7 +139,7 @@ module parameter, checked before anything is allocated.
 The KUnit suite tests the parser on a table of good and bad lines, and
 traces of its own functions, so it is built with the function tracer's
 flags like the ftrace selftest."
-"samples: add kstats samples|samples/kstats|patches/06-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
+"samples: add kstats samples|samples/kstats|patches/07-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
 timed on a kernel thread per CPU. kstats_bench is a microbenchmark of
 kernel functions and clocks built on kstats, which handles the usual
 traps (dead code, warm-up, data set, clock overhead, preemption,
@@ -154,7 +154,7 @@ their slot, MAD, a terminal histogram, JSON, CSV and OpenMetrics
 output, the samples of each interval of a live metric, the difference
 of two snapshots, and an A/B comparison with a two-sample test; and a
 gnuplot wrapper. Tests run on fixtures rendered from known samples."
-"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats-heatmap.svg|patches/07-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
+"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats-heatmap.svg|patches/08-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
 interface and the _control commands with their errors, the pairing
 rules of probes, the measured costs, the benchmark sample and the API."
 )

@@ -27,12 +27,14 @@
  *	for_each_mod_mem_type(), its macro. Groups need it.
  * KSTATS_COMPAT_KPROBE_UNARMED (after 6.12; 7.3 has it): register_kprobe()
  *	and register_kretprobe() return 0 for a kprobe on ftrace that could
- *	not be armed (ftrace found no memory for its filter), and that
- *	kprobes took out of its table again: its handlers never run, and its
+ *	not be armed (ftrace could not add its address to the filter, for
+ *	want of memory, or register kprobes' ftrace_ops), and that kprobes
+ *	took out of its table again: its handlers never run, and its
  *	unregistration clears its address as for a probe kprobes kept. The
- *	series fixes kprobes. Kbuild: kprobes.c is not among the headers, so
- *	out of tree every kernel is asked whether it has the probe
- *	(kstats_kprobe_registered()).
+ *	series fixes kprobes. Out of tree, the kernel cannot be told apart
+ *	(kprobes.c is not among the headers): Kbuild defines it for every
+ *	kernel, and kstats asks kprobes whether it has each kprobe it
+ *	registered (kstats_kprobe_registered()).
  * kzalloc_obj() and kmalloc_obj() (7.0, and 6.12.y): slab.h allocates one
  *	object of a type. Kbuild: where slab.h has none, defines them for
  *	every object, lib/kstats.c's too, as kzalloc() and kmalloc() of
@@ -73,16 +75,20 @@
  * Whether kprobes has @kp, an enabled kprobe that register_kprobe() or
  * register_kretprobe() has just said it registered: enable_kprobe() of a
  * registered probe that is enabled changes nothing and returns 0, and
- * -EINVAL for a probe that kprobes does not have.
+ * -EINVAL for a probe that kprobes does not have (or one whose module
+ * went, which kstats_trace_mutex, held, keeps from happening here).
  */
+#ifdef KSTATS_COMPAT_KPROBE_UNARMED
 static inline bool kstats_kprobe_registered(struct kprobe *kp)
 {
-#ifdef KSTATS_COMPAT_KPROBE_UNARMED
 	return !enable_kprobe(kp);
-#else
-	return true;
-#endif
 }
+#else
+static inline bool kstats_kprobe_registered(struct kprobe *kp)
+{
+	return true;
+}
+#endif
 
 /* The registers that fprobe handlers are given: struct kstats_fprobe_regs. */
 #if KSTATS_FPROBE_FGRAPH

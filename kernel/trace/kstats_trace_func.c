@@ -272,7 +272,12 @@ int kstats_trace_krp_attach(struct kstats_trace *t)
 	t->krp.data_size = t->mode == KSTATS_TRACE_PCPU ? 0 : sizeof(u64);
 	ret = register_kretprobe(&t->krp);
 	if (!ret && !kstats_kprobe_registered(&t->krp.kp)) {
-		/* Not armed: frees its rethook; kprobes has no kprobe of it. */
+		/*
+		 * Not armed, and not in kprobes' table: this frees its rethook
+		 * (where kretprobes have none, csky and parisc, its instances
+		 * stay allocated). Why arming failed is not told: most likely
+		 * ftrace's memory.
+		 */
 		unregister_kretprobe(&t->krp);
 		ret = -ENOMEM;
 	}

@@ -149,6 +149,7 @@ static int kstats_trace_tp_attach(struct kstats_trace *t, struct kstats_trace_po
 	p->kp.pre_handler = start ? kstats_trace_tp_start : kstats_trace_tp_end;
 	ret = register_kprobe(&p->kp);
 	if (!ret && !kstats_kprobe_registered(&p->kp)) {
+		unregister_kprobe(&p->kp);
 		p->kp.pre_handler = NULL;
 		ret = -ENOMEM;
 	}
@@ -255,7 +256,12 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 	p->kp.pre_handler = start ? kstats_trace_kp_start : kstats_trace_kp_end;
 	ret = register_kprobe(&p->kp);
 	if (!ret && !kstats_kprobe_registered(&p->kp)) {
-		/* Not armed, and not kprobes': never unregistered. */
+		/*
+		 * Not armed, and not in kprobes' table, where unregistering
+		 * finds nothing; most likely for want of ftrace's memory. No
+		 * handler: not unregistered again.
+		 */
+		unregister_kprobe(&p->kp);
 		p->kp.pre_handler = NULL;
 		ret = -ENOMEM;
 	}

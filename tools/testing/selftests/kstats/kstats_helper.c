@@ -267,10 +267,8 @@ static int write_nth(const char *ctl, const char *cmd, int n, int *injected)
 	}
 	if (write(fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
 		err = errno ?: EIO;
-	if (nfd >= 0) {
+	if (nfd >= 0)
 		*injected = !strcmp(fail_nth_end(nfd), " injected");
-		nfd = -1;
-	}
 	close(fd);
 	return err;
 }
