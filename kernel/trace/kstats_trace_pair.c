@@ -63,6 +63,35 @@ void kstats_trace_kp_unregister(struct kstats_trace *t, struct kprobe *kp)
 		t->kept = true;
 }
 
+/*
+ * Where the kprobe of an end at @kp's place goes: past the call to
+ * __fentry__ where that place is one (found as kprobes find it, with @kp
+ * registered disabled, which patches no code), so that it is not a kprobe
+ * on ftrace but an int3 or a jump-optimized kprobe. Two reasons: kprobes
+ * cannot disarm a kprobe on ftrace when ftrace cannot allocate its new
+ * filter, and WARN (undoing a half-made pair when memory runs out did);
+ * and on 7.3 a kprobe on ftrace and an fprobe with an exit handler on the
+ * same function crash the kernel when either comes or goes while the
+ * function runs (kstats.rst). The call is one instruction: the end moves
+ * by one call's time. Sets @p->kp.addr.
+ */
+static int kstats_trace_past_fentry(struct kstats_trace_point *p, struct kprobe *kp)
+{
+	int ret;
+
+	kp->flags = KPROBE_FLAG_DISABLED;
+	ret = register_kprobe(kp);
+	if (ret)
+		return ret;
+	p->kp.addr = kp->addr;
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	if (kprobe_ftrace(kp))
+		p->kp.addr = (kprobe_opcode_t *)((unsigned long)kp->addr + MCOUNT_INSN_SIZE);
+#endif
+	unregister_kprobe(kp);
+	return 0;
+}
+
 #if KSTATS_TP_PROBESTUB
 /*
  * A tracepoint end is the tracepoint's probe stub, __probestub_NAME(), an
@@ -103,37 +132,21 @@ static int kstats_trace_tp_end(struct kprobe *kp, struct pt_regs *regs)
 NOKPROBE_SYMBOL(kstats_trace_tp_end);
 
 /*
- * Where the kprobe of a tracepoint end goes in the tracepoint's probe stub:
- * past the stub's call to __fentry__ where it has one (found as kprobes
- * find the function's entry, with a probe registered disabled, which
- * patches no code), so that it is not a kprobe on ftrace but an int3 or a
- * jump-optimized kprobe, neither of whose removal allocates. kprobes cannot
- * disarm a kprobe on ftrace when ftrace cannot allocate its new filter, and
- * WARN: undoing a half-made pair when memory runs out did. The stub is
- * empty: its first argument, the probe's data, is still in its register.
+ * The kprobe of a tracepoint end goes in the tracepoint's probe stub, past
+ * its call to __fentry__ where it has one. The stub is empty: its first
+ * argument, the probe's data, is still in its register there.
  */
 static int kstats_trace_stub_addr(struct kstats_trace *t, struct kstats_trace_point *p,
 				  struct tracepoint *tp)
 {
-	struct kprobe kp = {
-		.addr = (kprobe_opcode_t *)tp->probestub,
-		.flags = KPROBE_FLAG_DISABLED,
-	};
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)tp->probestub };
 	int ret;
 
-	ret = register_kprobe(&kp);
-	if (ret) {
+	ret = kstats_trace_past_fentry(p, &kp);
+	if (ret)
 		kstats_trace_err(p->sym, "%s: cannot locate the probe stub of tracepoint %s: %d%s",
 				 t->name, p->sym, ret, kstats_trace_why(ret));
-		return ret;
-	}
-	p->kp.addr = kp.addr;
-#ifdef CONFIG_KPROBES_ON_FTRACE
-	if (kprobe_ftrace(&kp))
-		p->kp.addr = (kprobe_opcode_t *)((unsigned long)kp.addr + MCOUNT_INSN_SIZE);
-#endif
-	unregister_kprobe(&kp);
-	return 0;
+	return ret;
 }
 
 /* A tracepoint end: the kprobe on its stub, then the stub as its probe. */
@@ -251,8 +264,20 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 		return 0;
 	}
 
-	p->kp.symbol_name = p->sym;
-	p->kp.offset = p->offset;
+	if (p->offset) {
+		p->kp.symbol_name = p->sym;
+		p->kp.offset = p->offset;
+	} else {
+		/* A function's start: past its call to __fentry__. */
+		struct kprobe kp = { .symbol_name = p->sym };
+
+		ret = kstats_trace_past_fentry(p, &kp);
+		if (ret) {
+			kstats_trace_err(p->sym, "%s: cannot put a kprobe at %s+0: %d%s",
+					 t->name, p->sym, ret, kstats_trace_why(ret));
+			return ret;
+		}
+	}
 	p->kp.pre_handler = start ? kstats_trace_kp_start : kstats_trace_kp_end;
 	ret = register_kprobe(&p->kp);
 	if (!ret && !kstats_kprobe_registered(&p->kp)) {
