@@ -64,7 +64,7 @@ void kstats_trace_kp_unregister(struct kstats_trace *t, struct kprobe *kp)
 }
 
 /*
- * Where the kprobe of an end at @kp's place goes: past the call to
+ * Where the kprobe of an end at @kp's place goes: on x86, past the call to
  * __fentry__ where that place is one (found as kprobes find it, with @kp
  * registered disabled, which patches no code), so that it is not a kprobe
  * on ftrace but an int3 or a jump-optimized kprobe. Two reasons: kprobes
@@ -72,8 +72,10 @@ void kstats_trace_kp_unregister(struct kstats_trace *t, struct kprobe *kp)
  * filter, and WARN (undoing a half-made pair when memory runs out did);
  * and on 7.3 a kprobe on ftrace and an fprobe with an exit handler on the
  * same function crash the kernel when either comes or goes while the
- * function runs (kstats.rst). The call is one instruction: the end moves
- * by one call's time. Sets @p->kp.addr.
+ * function runs (kstats.rst). x86's ftrace site is one 5-byte instruction;
+ * other architectures' are not all so (LoongArch's second instruction is
+ * ftrace's to rewrite): there the end stays where kprobes put it. Sets
+ * @p->kp.addr; returns whether it moved it, or the error.
  */
 static int kstats_trace_past_fentry(struct kstats_trace_point *p, struct kprobe *kp)
 {
@@ -84,12 +86,14 @@ static int kstats_trace_past_fentry(struct kstats_trace_point *p, struct kprobe 
 	if (ret)
 		return ret;
 	p->kp.addr = kp->addr;
-#ifdef CONFIG_KPROBES_ON_FTRACE
-	if (kprobe_ftrace(kp))
+#if defined(CONFIG_X86) && defined(CONFIG_KPROBES_ON_FTRACE)
+	if (kprobe_ftrace(kp)) {
 		p->kp.addr = (kprobe_opcode_t *)((unsigned long)kp->addr + MCOUNT_INSN_SIZE);
+		ret = 1;
+	}
 #endif
 	unregister_kprobe(kp);
-	return 0;
+	return ret;
 }
 
 #if KSTATS_TP_PROBESTUB
@@ -143,10 +147,12 @@ static int kstats_trace_stub_addr(struct kstats_trace *t, struct kstats_trace_po
 	int ret;
 
 	ret = kstats_trace_past_fentry(p, &kp);
-	if (ret)
+	if (ret < 0) {
 		kstats_trace_err(p->sym, "%s: cannot locate the probe stub of tracepoint %s: %d%s",
 				 t->name, p->sym, ret, kstats_trace_why(ret));
-	return ret;
+		return ret;
+	}
+	return 0;
 }
 
 /* A tracepoint end: the kprobe on its stub, then the stub as its probe. */
@@ -246,7 +252,8 @@ static void kstats_trace_tp_detach(struct kstats_trace *t, struct kstats_trace_p
 static int kstats_trace_point_attach(struct kstats_trace *t,
 				     struct kstats_trace_point *p, bool start)
 {
-	int ret;
+	struct kprobe at = { .symbol_name = p->sym };
+	int ret, moved;
 
 	if (p->tracepoint) {
 		struct kstats_trace_tp_lookup lookup = { .name = p->sym };
@@ -264,22 +271,29 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 		return 0;
 	}
 
-	if (p->offset) {
+	moved = 0;
+	if (p->offset || !IS_ENABLED(CONFIG_X86) || !IS_ENABLED(CONFIG_KPROBES_ON_FTRACE)) {
 		p->kp.symbol_name = p->sym;
 		p->kp.offset = p->offset;
 	} else {
 		/* A function's start: past its call to __fentry__. */
-		struct kprobe kp = { .symbol_name = p->sym };
-
-		ret = kstats_trace_past_fentry(p, &kp);
-		if (ret) {
+		moved = kstats_trace_past_fentry(p, &at);
+		if (moved < 0) {
 			kstats_trace_err(p->sym, "%s: cannot put a kprobe at %s+0: %d%s",
-					 t->name, p->sym, ret, kstats_trace_why(ret));
-			return ret;
+					 t->name, p->sym, moved, kstats_trace_why(moved));
+			return moved;
 		}
 	}
 	p->kp.pre_handler = start ? kstats_trace_kp_start : kstats_trace_kp_end;
 	ret = register_kprobe(&p->kp);
+	if (moved && (ret == -EINVAL || ret == -EILSEQ)) {
+		/* Not probeable past the call (a jump label, say): on it. */
+		pr_info("%s: %s: no kprobe past __fentry__ at %pS (%d): the end is on ftrace's call\n",
+			t->name, p->sym, p->kp.addr, ret);
+		p->kp.addr = at.addr;
+		p->kp.flags = 0;
+		ret = register_kprobe(&p->kp);
+	}
 	if (!ret && !kstats_kprobe_registered(&p->kp)) {
 		/*
 		 * Not armed, and not in kprobes' table, where unregistering
