@@ -208,6 +208,20 @@ static const char *fail_nth_end(int fd)
 	return n > 0 && atoi(buf) == 0 ? " injected" : " not";
 }
 
+/* Pins the caller to the CPU it runs on; nonzero on failure. */
+static int pin_to_this_cpu(void)
+{
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(sched_getcpu(), &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus)) {
+		perror("sched_setaffinity");
+		return 1;
+	}
+	return 0;
+}
+
 /* Whether _control of DIR lists the trace NAME. */
 static int listed(const char *dir, const char *name)
 {
@@ -279,15 +293,10 @@ static int add_nth(const char *dir, const char *name, const char *calls,
 	char ctl[4096], remove[512];
 	int n, err, injected = 0;
 	long long got;
-	cpu_set_t cpus;
 
 	/* One CPU: a pair or a pcpu: trace loses the calls that migrate. */
-	CPU_ZERO(&cpus);
-	CPU_SET(sched_getcpu(), &cpus);
-	if (sched_setaffinity(0, sizeof(cpus), &cpus)) {
-		perror("sched_setaffinity");
+	if (pin_to_this_cpu())
 		return 1;
-	}
 	snprintf(ctl, sizeof(ctl), "%s/_control", dir);
 	snprintf(remove, sizeof(remove), "remove %s", name);
 	for (n = 1; n <= 300; n++) {
@@ -437,14 +446,9 @@ int main(int argc, char **argv)
 		sleep(atoi(argv[3]));
 	} else if (!strcmp(argv[1], "getppid")) {
 		double t0;
-		cpu_set_t cpus;
 
-		CPU_ZERO(&cpus);
-		CPU_SET(sched_getcpu(), &cpus);
-		if (sched_setaffinity(0, sizeof(cpus), &cpus)) {
-			perror("sched_setaffinity");
+		if (pin_to_this_cpu())
 			return 1;
-		}
 		t0 = now_ns();
 		for (i = 0; i < n; i++)
 			syscall(SYS_getppid);

@@ -298,8 +298,8 @@ fi
 # ignore-gfp-wait off), N from 1 until the remove no longer reaches the
 # Nth: each time the trace is gone, or is still listed (refused before its
 # detach, or stuck) and goes with a remove without injection. Each form
-# alone on its function, and beside another kprobe there (a pair's start
-# on $F+0): kprobes' disarm of a kprobe on ftrace needs a new ftrace
+# alone on its function, beside kprobes on ftrace elsewhere, and beside a
+# kprobe event on $F: kprobes' disarm of a kprobe on ftrace needs a new ftrace
 # filter, and kprobes kept such a kprobe, which kstats freed, when that
 # allocation failed (a WARN, then KASAN's use-after-free with the other
 # kprobe there). The function is called and kprobes' list read after
@@ -316,11 +316,11 @@ RN_FORMS="$RN_FORMS|trace fprobe:__x64_sys_getp*id as rn"
 # ftrace's functions (about 1 s under TCG and KASAN, twice for a pair):
 # all (make torture's) sweeps every form alone and beside each other
 # probe, in about 4.5 minutes.
-RN_OTHERS="none pair event"
+RN_OTHERS="none ftrace event"
 RN_ALONE=$RN_FORMS
 RN_BESIDE=$RN_FORMS
 if [ "${KSTATS_RN_SWEEP:-all}" = check ]; then
-	RN_OTHERS=pair
+	RN_OTHERS=ftrace
 	RN_BESIDE="trace $F"
 fi
 # rn_form CMD: the sweep of CMD's remove; prints the points it reached.
@@ -357,18 +357,21 @@ rn_form() {
 	echo "# $1: remove still reaches its fault at $n"
 	return 1
 }
-# other_probe add|remove WHAT: the other probe of a round: kprobes on
-# ftrace elsewhere (a kstats pair), which keep kprobes' ftrace_ops
+# other_probe add|remove WHAT: the other probe of a round: a kprobe on
+# ftrace elsewhere (an enabled kprobe event on __x64_sys_getuid; kstats
+# puts a pair's ends past __fentry__), which keeps kprobes' ftrace_ops
 # registered; or a kprobe event on $F, registered disabled until enabled,
 # with which a kstats probe on $F is aggregated, and whose disarm then
 # happens at the kstats probe's removal.
 other_probe() {
 	case $2 in
-	pair)
+	ftrace)
 		if [ "$1" = add ]; then
-			ctl "trace rnother start __x64_sys_getuid end __x64_sys_getgid"
+			echo "p:kstats_rn/ftrace __x64_sys_getuid" >> "$TRACEFS/kprobe_events" &&
+				echo 1 > "$TRACEFS/events/kstats_rn/ftrace/enable"
 		else
-			ctl "remove rnother"
+			echo 0 > "$TRACEFS/events/kstats_rn/ftrace/enable" &&
+				echo "-:kstats_rn/ftrace" >> "$TRACEFS/kprobe_events"
 		fi ;;
 	event)
 		if [ "$1" = add ]; then
