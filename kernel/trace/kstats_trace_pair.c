@@ -64,6 +64,24 @@ void kstats_trace_kp_unregister(struct kstats_trace *t, struct kprobe *kp)
 }
 
 /*
+ * register_kprobe() of an end's @kp, failed where kprobes said it had
+ * registered a kprobe that it does not have (kstats_kprobe_registered()):
+ * not armed and not in kprobes' table, where unregistering finds nothing;
+ * most likely for want of ftrace's memory. With no handler, @kp is not
+ * unregistered again.
+ */
+static int kstats_trace_kp_register(struct kprobe *kp)
+{
+	int ret = register_kprobe(kp);
+
+	if (ret || kstats_kprobe_registered(kp))
+		return ret;
+	unregister_kprobe(kp);
+	kp->pre_handler = NULL;
+	return -ENOMEM;
+}
+
+/*
  * Where the kprobe of an end at @kp's place goes: on x86, past the call to
  * __fentry__ where that place is one (found as kprobes find it, with @kp
  * registered disabled, which patches no code), so that it is not a kprobe
@@ -166,12 +184,7 @@ static int kstats_trace_tp_attach(struct kstats_trace *t, struct kstats_trace_po
 	if (ret)
 		return ret;
 	p->kp.pre_handler = start ? kstats_trace_tp_start : kstats_trace_tp_end;
-	ret = register_kprobe(&p->kp);
-	if (!ret && !kstats_kprobe_registered(&p->kp)) {
-		unregister_kprobe(&p->kp);
-		p->kp.pre_handler = NULL;
-		ret = -ENOMEM;
-	}
+	ret = kstats_trace_kp_register(&p->kp);
 	if (ret) {
 		kstats_trace_err(p->sym, "%s: cannot put a kprobe on the probe stub of tracepoint %s: %d%s",
 				 t->name, p->sym, ret, kstats_trace_why(ret));
@@ -285,24 +298,14 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 		}
 	}
 	p->kp.pre_handler = start ? kstats_trace_kp_start : kstats_trace_kp_end;
-	ret = register_kprobe(&p->kp);
+	ret = kstats_trace_kp_register(&p->kp);
 	if (moved && (ret == -EINVAL || ret == -EILSEQ)) {
 		/* Not probeable past the call (a jump label, say): on it. */
 		pr_info("%s: %s: no kprobe past __fentry__ at %pS (%d): the end is on ftrace's call\n",
 			t->name, p->sym, p->kp.addr, ret);
 		p->kp.addr = at.addr;
 		p->kp.flags = 0;
-		ret = register_kprobe(&p->kp);
-	}
-	if (!ret && !kstats_kprobe_registered(&p->kp)) {
-		/*
-		 * Not armed, and not in kprobes' table, where unregistering
-		 * finds nothing; most likely for want of ftrace's memory. No
-		 * handler: not unregistered again.
-		 */
-		unregister_kprobe(&p->kp);
-		p->kp.pre_handler = NULL;
-		ret = -ENOMEM;
+		ret = kstats_trace_kp_register(&p->kp);
 	}
 	if (ret) {
 		kstats_trace_err(p->sym, "%s: cannot put a kprobe at %s+%u: %d%s",
