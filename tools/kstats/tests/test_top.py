@@ -627,7 +627,12 @@ if kid == 0:
     os.tcsetpgrp(0, os.getpid())
     signal.signal(signal.SIGTTOU, signal.SIG_DFL)
     os.execv(sys.argv[3], sys.argv[3:])
-os.setpgid(kid, kid)
+# As shells do, from both sides: the child may have run its exec already,
+# and then this one fails (EACCES), the group set.
+try:
+    os.setpgid(kid, kid)
+except PermissionError:
+    pass
 os.write(say, b'%d\n' % kid)
 while True:
     _, st = os.waitpid(kid, os.WUNTRACED)
