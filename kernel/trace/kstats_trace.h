@@ -236,6 +236,23 @@ struct kstats_trace_mode_ops {
 extern struct mutex kstats_trace_mutex;
 extern unsigned int kstats_trace_max_functions;
 size_t kstats_trace_metric_memory(unsigned int n, unsigned int bits);
+#if KSTATS_FPROBE_FGRAPH
+int kstats_trace_kprobe_clash(struct kstats_trace *t, struct kstats_trace_point *p);
+int kstats_trace_fprobe_clash(const struct kstats_trace *t, const unsigned long *ips,
+			      unsigned int n);
+#else
+static inline int kstats_trace_kprobe_clash(struct kstats_trace *t,
+					    struct kstats_trace_point *p)
+{
+	return 0;
+}
+
+static inline int kstats_trace_fprobe_clash(const struct kstats_trace *t,
+					    const unsigned long *ips, unsigned int n)
+{
+	return 0;
+}
+#endif
 int kstats_trace_budget(struct kstats_trace *t, size_t size, const char *what);
 bool kstats_trace_set_stuck(struct kstats_trace *t, int ret);
 
@@ -307,6 +324,7 @@ unsigned long kstats_trace_grp_missed(struct kstats_trace *t);
 bool kstats_trace_grp_going(struct kstats_trace *t, struct module *mod, bool init);
 void kstats_trace_grp_free(struct kstats_trace *t);
 bool kstats_trace_grp_freed(unsigned long ip, const char *sym);
+bool kstats_trace_grp_has(const struct kstats_trace *t, unsigned long ip);
 void kstats_trace_freed_note(const struct module *mod, unsigned long state);
 void kstats_trace_freed_clear(void);
 #else
@@ -337,6 +355,11 @@ static inline bool kstats_trace_grp_going(struct kstats_trace *t, struct module 
 
 static inline void kstats_trace_grp_free(struct kstats_trace *t)
 {
+}
+
+static inline bool kstats_trace_grp_has(const struct kstats_trace *t, unsigned long ip)
+{
+	return false;
 }
 
 static inline void kstats_trace_freed_note(const struct module *mod, unsigned long state)

@@ -29,6 +29,7 @@
 #define pr_fmt(fmt) "kstats_trace: " fmt
 
 #include <kunit/visibility.h>
+#include <linux/bsearch.h>
 #include <linux/cgroup.h>
 #include <linux/debugfs.h>
 #include <linux/kallsyms.h>
@@ -209,6 +210,139 @@ static struct kstats_trace *kstats_trace_find(const char *name)
 			return t;
 	return NULL;
 }
+
+#if KSTATS_FPROBE_FGRAPH
+/*
+ * Where fprobe runs on the function-graph tracer (7.3 seen), a kprobe on a
+ * function's ftrace site and an fprobe with an exit handler on the same
+ * function crash the kernel when either is registered or unregistered
+ * while the function runs: a return through return_to_handler to address
+ * 0 (kstats.rst). kstats never puts both on one function itself: an add
+ * that would is refused, before its probe is registered. Each fprobe of
+ * kstats has an exit handler; the addresses compared are those of ftrace's
+ * sites, where fprobes go, and kprobes at a function's start on ftrace.
+ */
+
+/* The kprobes of @t, by address, in @addrs[2]; how many. */
+static unsigned int kstats_trace_kprobe_addrs(const struct kstats_trace *t,
+					      unsigned long *addrs)
+{
+	if (t->gone[0])
+		return 0;
+	switch (t->mode) {
+	case KSTATS_TRACE_KRETPROBE:
+	case KSTATS_TRACE_PCPU:
+		addrs[0] = (unsigned long)t->krp.kp.addr;
+		return 1;
+	case KSTATS_TRACE_PAIR:
+		addrs[0] = (unsigned long)t->start.kp.addr;
+		addrs[1] = (unsigned long)t->end.kp.addr;
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+/* Whether @t has an fprobe on the function whose ftrace site is @addr. */
+static bool kstats_trace_fprobe_at(const struct kstats_trace *t, unsigned long addr)
+{
+	if (t->gone[0])
+		return false;
+	if (t->mode == KSTATS_TRACE_FPROBE)
+		return t->start.addr == addr;
+	return t->mode == KSTATS_TRACE_GROUP && kstats_trace_grp_has(t, addr);
+}
+
+static void kstats_trace_clash_err(const struct kstats_trace *t, const char *word,
+				   unsigned long addr, const struct kstats_trace *other)
+{
+	kstats_trace_err(word, "%s: %ps has %s of %s already: on this kernel, whose fprobes run on the function-graph tracer, a kprobe and an fprobe on one function crash it when either comes or goes while the function runs; time it with one kind of probe (fprobe:FUNC, or a group)",
+			 t->name, (void *)addr,
+			 t->mode == KSTATS_TRACE_FPROBE || t->mode == KSTATS_TRACE_GROUP ?
+			 "a kprobe" : "an fprobe", other->name);
+}
+
+/* Whether any trace of kstats has an fprobe, gone or not. */
+static bool kstats_trace_fprobes(void)
+{
+	struct kstats_trace *t;
+
+	list_for_each_entry(t, &kstats_trace_list, node)
+		if (t->mode == KSTATS_TRACE_FPROBE || t->mode == KSTATS_TRACE_GROUP)
+			return true;
+	return false;
+}
+
+/**
+ * kstats_trace_kprobe_clash() - whether a kprobe may go at a point
+ * @t: the trace being attached, not yet in the list of traces
+ * @p: the point of its kprobe: @p->sym + @p->offset
+ *
+ * Where kstats has an fprobe, finds the address of @p as kprobes will
+ * (sets @p->addr), and compares.
+ *
+ * Context: holding kstats_trace_mutex, before the kprobe is registered.
+ * Return: 0; -EBUSY when an fprobe of kstats is on that function (see
+ * above), or the error of the lookup; error_log says which.
+ */
+int kstats_trace_kprobe_clash(struct kstats_trace *t, struct kstats_trace_point *p)
+{
+	struct kstats_trace *other;
+	int ret;
+
+	lockdep_assert_held(&kstats_trace_mutex);
+	if (!kstats_trace_fprobes())
+		return 0;
+	ret = kstats_trace_addr(t, p);
+	if (ret)
+		return ret;
+	list_for_each_entry(other, &kstats_trace_list, node) {
+		if (kstats_trace_fprobe_at(other, p->addr)) {
+			kstats_trace_clash_err(t, p->sym, p->addr, other);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+static int kstats_trace_cmp_addr(const void *key, const void *elt)
+{
+	unsigned long a = *(const unsigned long *)key, b = *(const unsigned long *)elt;
+
+	return a < b ? -1 : a > b;
+}
+
+/**
+ * kstats_trace_fprobe_clash() - whether an fprobe may go on functions
+ * @t: the trace being attached, not yet in the list of traces
+ * @ips: the ftrace sites of its functions, in address order
+ * @n: how many
+ *
+ * Context: holding kstats_trace_mutex, before the fprobe is registered.
+ * Return: 0, or -EBUSY when a kprobe of kstats is at one of @ips (see
+ * above); error_log says which.
+ */
+int kstats_trace_fprobe_clash(const struct kstats_trace *t, const unsigned long *ips,
+			      unsigned int n)
+{
+	struct kstats_trace *other;
+	unsigned long addrs[2];
+	unsigned int i, nr;
+
+	lockdep_assert_held(&kstats_trace_mutex);
+	list_for_each_entry(other, &kstats_trace_list, node) {
+		nr = kstats_trace_kprobe_addrs(other, addrs);
+		for (i = 0; i < nr; i++) {
+			if (addrs[i] && bsearch(&addrs[i], ips, n, sizeof(*ips),
+						kstats_trace_cmp_addr)) {
+				kstats_trace_clash_err(t, t->start.sym, addrs[i], other);
+				return -EBUSY;
+			}
+		}
+	}
+	return 0;
+}
+#endif /* KSTATS_FPROBE_FGRAPH */
 
 /*
  * The mechanism's detach: the KUnit suite makes it fail, as it would once
@@ -537,7 +671,8 @@ static int kstats_trace_remove(const char *name)
  * process, -EOPNOTSUPP for a cgroup without CONFIG_CGROUPS, -EEXIST for a
  * name in use, -ENOMEM, the error of the probe's registration, or -EBUSY
  * for the remove of a trace whose detach failed (it stays, listed as
- * stuck), or -EINTR for a fatal signal while it waited for another
+ * stuck) or for a kprobe and an fprobe on one function where they clash
+ * (kstats_trace_kprobe_clash()), or -EINTR for a fatal signal while it waited for another
  * command; a warning says what was wrong.
  */
 VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)

@@ -270,6 +270,9 @@ int kstats_trace_krp_attach(struct kstats_trace *t)
 	t->krp.handler = kstats_trace_krp_return;
 	/* pcpu: keeps the entry time per CPU, not per instance. */
 	t->krp.data_size = t->mode == KSTATS_TRACE_PCPU ? 0 : sizeof(u64);
+	ret = kstats_trace_kprobe_clash(t, &t->start);
+	if (ret)
+		return ret;
 	ret = register_kretprobe(&t->krp);
 	if (!ret && !kstats_kprobe_registered(&t->krp.kp)) {
 		/*
@@ -316,6 +319,8 @@ int kstats_trace_fp_attach(struct kstats_trace *t)
 		return -EOPNOTSUPP;
 	}
 	ret = kstats_trace_addr(t, &t->start);
+	if (!ret)
+		ret = kstats_trace_fprobe_clash(t, &t->start.addr, 1);
 	if (ret)
 		return ret;
 	kstats_trace_fgraph_hold(t);

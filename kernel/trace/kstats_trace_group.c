@@ -73,6 +73,17 @@ kstats_trace_func_find(const struct kstats_trace *t, unsigned long ip)
 	}
 }
 
+/* Whether @t's fprobe is on the function whose ftrace site is @ip. */
+bool kstats_trace_grp_has(const struct kstats_trace *t, unsigned long ip)
+{
+	const struct kstats_trace_func *f;
+
+	if (!t->grp.table)
+		return false;
+	f = kstats_trace_func_find(t, ip);
+	return f && !f->gone;
+}
+
 static int kstats_trace_grp_entry(struct fprobe *fp, unsigned long ip,
 				  unsigned long ret_ip, struct kstats_fprobe_regs *regs,
 				  void *data)
@@ -331,6 +342,9 @@ int kstats_trace_grp_attach(struct kstats_trace *t)
 	ret = kstats_trace_glob_funcs(t, READ_ONCE(kstats_trace_max_functions), &ips, &n);
 	if (ret)
 		return ret;
+	ret = kstats_trace_fprobe_clash(t, ips, n);
+	if (ret)
+		goto out;
 	ret = kstats_trace_budget(t, kstats_trace_metric_memory(n, t->bits) +
 				  kstats_trace_pool_memory(t, n), "the group");
 	if (ret)

@@ -286,6 +286,10 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 
 	moved = 0;
 	if (p->offset || !IS_ENABLED(CONFIG_X86) || !IS_ENABLED(CONFIG_KPROBES_ON_FTRACE)) {
+		/* Where it may be on ftrace: not beside an fprobe. */
+		ret = kstats_trace_kprobe_clash(t, p);
+		if (ret)
+			return ret;
 		p->kp.symbol_name = p->sym;
 		p->kp.offset = p->offset;
 	} else {
@@ -305,6 +309,9 @@ static int kstats_trace_point_attach(struct kstats_trace *t,
 			t->name, p->sym, p->kp.addr, ret);
 		p->kp.addr = at.addr;
 		p->kp.flags = 0;
+		ret = kstats_trace_kprobe_clash(t, p);
+		if (ret)
+			return ret;
 		ret = kstats_trace_kp_register(&p->kp);
 	}
 	if (ret) {

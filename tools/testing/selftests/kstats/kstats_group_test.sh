@@ -26,7 +26,7 @@ N=500
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q ' __x64_sys_getppid$' /proc/kallsyms ||
 	{ ktap_skip_all "no __x64_sys_getppid in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 9
+ktap_set_plan 10
 ks_mark "kstats_group_test $$: begin"
 TMPD=$(mktemp -d)
 CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
@@ -212,6 +212,36 @@ check_refusals() {
 }
 ktap_test_result "groups refuse bad globs, too many functions, too much memory, names in use" \
 	check_refusals
+
+# Where fprobe runs on the function-graph tracer, a kprobe (of a trace
+# FUNC or pcpu:FUNC) and an fprobe (of a group) on one function are
+# refused, in either order; elsewhere both are taken.
+both() {
+	if [ "$clash" ]; then
+		refused EBUSY "$1" "$2"
+	else
+		[ "$(ctl "$2")" = OK ] && [ "$(ctl "remove $3")" = OK ]
+	fi
+}
+check_clash() {
+	clash=
+	ks_fprobe_on_fgraph && clash=1
+	ktap_print_msg "fprobe on the function-graph tracer: ${clash:-no}"
+	ok=1
+	for f in __x64_sys_getppid pcpu:__x64_sys_getppid; do
+		[ "$(ctl "trace $f")" = OK ] || return 1
+		both "has a kprobe of __x64_sys_getppid already" "trace fprobe:$GLOB as g" g ||
+			ok=0
+		[ "$(ctl "remove __x64_sys_getppid")" = OK ] || return 1
+	done
+	[ "$(ctl "trace fprobe:$GLOB as g")" = OK ] || return 1
+	for f in __x64_sys_getppid pcpu:__x64_sys_getppid; do
+		both "has an fprobe of g already" "trace $f" __x64_sys_getppid || ok=0
+	done
+	[ "$(ctl "remove g")" = OK ] && [ $ok -eq 1 ]
+}
+ktap_test_result "a kprobe and a group's fprobe on one function: refused on fgraph kernels" \
+	check_clash
 
 # Every syscall in a group, added and removed KSTATS_GROUP_ROUNDS times
 # (default 20) while a process makes syscalls on every CPU: no report,

@@ -68,6 +68,13 @@ ks_spinning() {
 	done
 }
 
+# ks_fprobe_on_fgraph: fprobe runs on the function-graph tracer here (6.14
+# and later), where kstats_trace refuses a kprobe and an fprobe on one
+# function (they crash the kernel when either comes or goes).
+ks_fprobe_on_fgraph() {
+	awk -F. '{ exit !($1 > 6 || ($1 == 6 && $2 + 0 >= 14)) }' /proc/sys/kernel/osrelease
+}
+
 # ks_uptime_ms: the time since boot in milliseconds.
 ks_uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 
