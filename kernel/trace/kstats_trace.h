@@ -272,6 +272,9 @@ const char *kstats_trace_why(int ret);
 const char *kstats_trace_sym_mod(char *buf, unsigned long ip);
 int kstats_trace_addr(struct kstats_trace *t, struct kstats_trace_point *p);
 int kstats_trace_unique(const char *name, const struct kstats_trace_where *p);
+void kstats_trace_syms_changed(void);
+unsigned long kstats_trace_syms_gen(void);
+void kstats_trace_unique_known(const struct kstats_trace_where *p, unsigned long gen);
 int kstats_trace_glob_funcs(struct kstats_trace *t, unsigned int max, unsigned long **addrs,
 			    unsigned int *nr);
 

@@ -679,6 +679,7 @@ VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 {
 	struct kstats_trace_cmd cmd;
 	char *line, *text, *cmdline;
+	unsigned long gen;
 	int ret;
 
 	if (len > KSTATS_TRACE_LINE_MAX) {
@@ -705,6 +706,8 @@ VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 	} else {
 		ret = kstats_trace_parse(line, &cmd);
 	}
+	/* Before the names are looked up: a module may come meanwhile. */
+	gen = kstats_trace_syms_gen();
 	if (!ret && cmd.verb == KSTATS_TRACE_ADD)
 		ret = kstats_trace_may_add(&cmd);
 	if (!ret && cmd.verb != KSTATS_TRACE_NONE) {
@@ -712,6 +715,11 @@ VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 		switch (cmd.verb) {
 		case KSTATS_TRACE_ADD:
 			ret = kstats_trace_add(&cmd);
+			if (ret || cmd.mode == KSTATS_TRACE_GROUP)
+				break;
+			kstats_trace_unique_known(&cmd.start, gen);
+			if (cmd.mode == KSTATS_TRACE_PAIR)
+				kstats_trace_unique_known(&cmd.end, gen);
 			break;
 		case KSTATS_TRACE_REMOVE:
 			ret = kstats_trace_remove(cmd.name);
@@ -745,6 +753,7 @@ static int kstats_trace_module_notify(struct notifier_block *nb,
 	struct module *mod = data;
 	struct kstats_trace *t;
 
+	kstats_trace_syms_changed();
 	if (state == MODULE_STATE_GOING)
 		within = within_module;
 	else if (state == MODULE_STATE_LIVE)

@@ -6,6 +6,7 @@
  * function's, need it.
  */
 
+#include <linux/atomic.h>
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -223,6 +224,62 @@ static unsigned long kstats_trace_func_start(char *buf, unsigned long ip)
  * again: a module that comes with the name between it and the probe's
  * registration is not seen.
  */
+
+/*
+ * The names of the last traces made, each found named by one function,
+ * with the generation of the module notifier's count when they were
+ * looked up: an add on one of them again, before a module came or went,
+ * does not walk ftrace's functions again (as long, under KASAN and TCG,
+ * as the rest of the add). Only adds that were made fill it: each step of
+ * a failed add is taken again by the next. Under kstats_trace_cmd_mutex.
+ */
+#define KSTATS_TRACE_KNOWN	4
+static struct {
+	char sym[KSYM_NAME_LEN];
+	unsigned long gen;
+} kstats_trace_known[KSTATS_TRACE_KNOWN];
+static unsigned int kstats_trace_known_next;
+static atomic_long_t kstats_trace_sym_gen = ATOMIC_LONG_INIT(1);
+
+/* A module comes, goes, or frees its init code: the names may change. */
+void kstats_trace_syms_changed(void)
+{
+	atomic_long_inc(&kstats_trace_sym_gen);
+}
+
+/* Read before the names of an add are looked up. */
+unsigned long kstats_trace_syms_gen(void)
+{
+	return atomic_long_read(&kstats_trace_sym_gen);
+}
+
+static bool kstats_trace_known_unique(const char *sym)
+{
+	unsigned long gen = kstats_trace_syms_gen();
+	unsigned int i;
+
+	for (i = 0; i < KSTATS_TRACE_KNOWN; i++)
+		if (kstats_trace_known[i].gen == gen && !strcmp(kstats_trace_known[i].sym, sym))
+			return true;
+	return false;
+}
+
+/*
+ * @p, of an add that was made, was found named by one function when the
+ * notifier's count was @gen (kstats_trace_syms_gen(), read before).
+ */
+void kstats_trace_unique_known(const struct kstats_trace_where *p, unsigned long gen)
+{
+	unsigned int i = kstats_trace_known_next;
+
+	if (p->tracepoint || strlen(p->sym) >= KSYM_NAME_LEN ||
+	    kstats_trace_known_unique(p->sym))
+		return;
+	strscpy(kstats_trace_known[i].sym, p->sym, sizeof(kstats_trace_known[i].sym));
+	kstats_trace_known[i].gen = gen;
+	kstats_trace_known_next = (i + 1) % KSTATS_TRACE_KNOWN;
+}
+
 int kstats_trace_unique(const char *name, const struct kstats_trace_where *p)
 {
 	const char *colon = strchr(p->sym, ':');
@@ -237,7 +294,7 @@ int kstats_trace_unique(const char *name, const struct kstats_trace_where *p)
 	char *buf;
 	int ret;
 
-	if (p->tracepoint)
+	if (p->tracepoint || kstats_trace_known_unique(p->sym))
 		return 0;
 	buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
 	ops = buf ? kstats_trace_hash_get(func, &hash, &ret) : NULL;
@@ -289,5 +346,18 @@ out:
 int kstats_trace_unique(const char *name, const struct kstats_trace_where *p)
 {
 	return 0;
+}
+
+void kstats_trace_syms_changed(void)
+{
+}
+
+unsigned long kstats_trace_syms_gen(void)
+{
+	return 0;
+}
+
+void kstats_trace_unique_known(const struct kstats_trace_where *p, unsigned long gen)
+{
 }
 #endif /* KSTATS_TRACE_GROUPS */
