@@ -29,7 +29,7 @@ cfi)
 	# clang 19, in the trixie root (harness/lib.sh: in_root), where the
 	# whole build runs, without ccache.
 	root_pkgs "$SRC_ROOT" clang-19 lld-19 llvm-19 flex bison bc libssl-dev \
-		python3 perl cpio ||
+		python3 perl cpio lz4 ||
 		die "trixie root: cannot install clang 19; see $KSTATS_CACHE/root.log"
 	inroot=(in_root "$SRC_ROOT")
 	BUILD_X86=$BUILD_X86-cfi

@@ -34,6 +34,7 @@ bc bc
 cpio cpio
 rsync rsync
 xz xz-utils
+lz4 lz4
 dkms dkms
 debootstrap debootstrap
 clang clang

@@ -102,7 +102,7 @@ need_pkgs() {
 
 # Packages needed to build kernels and to boot and test them.
 BUILD_PKGS="build-essential flex bison bc libelf-dev libssl-dev
-	kmod cpio xz-utils rsync python3 ccache"
+	kmod cpio xz-utils lz4 rsync python3 ccache"
 VM_PKGS="qemu-system-x86 busybox-static"
 # qemu's TCG, every vCPU on one host thread (harness/vm.sh says why).
 TCG="tcg,thread=single"
