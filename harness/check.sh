@@ -194,12 +194,12 @@ if ! "$HARNESS/tree.sh" > "$LOGS/tree.log" 2>&1; then
 fi
 set_paths
 
-# Started now, beside the checks of step 1: the debug kernel's build
-# (both cores; step 2 waits for it) and the tests on Debian's kernels
-# (their packages' download, the modules' builds and one VM on one host
-# thread; reported in step 5, and done before the VM of step 2 boots:
-# one VM at a time), then make bench-peers on a few calls: what it
-# measures, every peer on Debian's 6.12, is what its cases count.
+# Started now: the debug kernel's build (both cores; step 1 waits for it)
+# and beside it the tests on Debian's kernels (their packages' download,
+# the modules' builds and one VM on one host thread; reported in step 5,
+# and done before the VM of step 1 boots: one VM at a time), then make
+# bench-peers on a few calls: what it measures, every peer on Debian's
+# 6.12, is what its cases count.
 "$HARNESS/build-x86.sh" debug > "$LOGS/build-debug.log" 2>&1 &
 BUILD=$!
 (for series in 7.x 6.12 6.1; do
@@ -211,116 +211,121 @@ BUILD=$!
  echo "bench-peers exit $?" >> "$LOGS/bench-peers.log") &
 STOCK=$!
 
-step "[1/9] checkpatch --strict, kernel-doc and docutils on the sources"
-cd "$TOP"
-kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.[ch]' 'kernel/*.[ch]' 'samples/*.[ch]' \
-	'tools/testing/selftests/*.sh')
-# Inside the kernel tree, on the overlay of the files (tree.sh made it).
-for f in $kfiles; do
-	out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --show-types -f "$f" 2>&1)
-	checkpatch_clean "$out"
-	result $? "checkpatch --strict $f"
-done
-for p in patches/*.patch; do
-	# On stdin: given the path of a patch inside this git work tree,
-	# checkpatch reports its blank context lines as trailing whitespace.
-	out=$(perl "$SRC/scripts/checkpatch.pl" --strict --no-tree \
-		--no-signoff --show-types - < "$p" 2>&1)
-	checkpatch_clean "$out"
-	result $? "checkpatch --strict $p"
-done
-for f in $(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.c' 'kernel/*.c'); do
-	grep -q '^/\*\*' "$f" || continue
-	out=$(python3 "$SRC/scripts/kernel-doc" -none -Wall "$f" 2>&1)
-	[ -z "$out" ] || echo "$out"
-	result $([ -z "$out" ]; echo $?) "kernel-doc -Wall $f"
-done
+# sources_check: step 3, the checks of the sources and of the series that
+# need no kernel build, run first in the chain beside the VM (they took a
+# core from the debug kernel's build when run beside it): PASS/FAIL lines,
+# counted when the chain is done.
+sources_check() {
+	cd "$TOP" || return
+	kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.[ch]' 'kernel/*.[ch]' 'samples/*.[ch]' \
+		'tools/testing/selftests/*.sh')
+	# Inside the kernel tree, on the overlay of the files (tree.sh made it).
+	for f in $kfiles; do
+		out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --show-types -f "$f" 2>&1)
+		checkpatch_clean "$out"
+		result $? "checkpatch --strict $f"
+	done
+	for p in patches/*.patch; do
+		# On stdin: given the path of a patch inside this git work tree,
+		# checkpatch reports its blank context lines as trailing whitespace.
+		out=$(perl "$SRC/scripts/checkpatch.pl" --strict --no-tree \
+			--no-signoff --show-types - < "$p" 2>&1)
+		checkpatch_clean "$out"
+		result $? "checkpatch --strict $p"
+	done
+	for f in $(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.c' 'kernel/*.c'); do
+		grep -q '^/\*\*' "$f" || continue
+		out=$(python3 "$SRC/scripts/kernel-doc" -none -Wall "$f" 2>&1)
+		[ -z "$out" ] || echo "$out"
+		result $([ -z "$out" ]; echo $?) "kernel-doc -Wall $f"
+	done
 
-# Every file of the project has the kstats entry of MAINTAINERS.
-ours=$(git ls-files --cached --others --exclude-standard include lib kernel samples tools Documentation |
-	grep -v '/\.kunitconfig$')
-maint=$(sed -n 's/^+M:\t//p' MAINTAINERS.patch)
-missing=$(cd "$SRC" && for f in $ours; do
-	perl scripts/get_maintainer.pl --no-git --no-rolestats -f "$f" 2>/dev/null |
-		grep -qxF "$maint" || echo "$f"
-done)
-[ -z "$missing" ] || echo "no kstats maintainer for: $missing"
-result $([ -z "$missing" ]; echo $?) "MAINTAINERS covers every kstats file"
+	# Every file of the project has the kstats entry of MAINTAINERS.
+	ours=$(git ls-files --cached --others --exclude-standard include lib kernel samples tools Documentation |
+		grep -v '/\.kunitconfig$')
+	maint=$(sed -n 's/^+M:\t//p' MAINTAINERS.patch)
+	missing=$(cd "$SRC" && for f in $ours; do
+		perl scripts/get_maintainer.pl --no-git --no-rolestats -f "$f" 2>/dev/null |
+			grep -qxF "$maint" || echo "$f"
+	done)
+	[ -z "$missing" ] || echo "no kstats maintainer for: $missing"
+	result $([ -z "$missing" ]; echo $?) "MAINTAINERS covers every kstats file"
 
-# kstats_record() in NMI: its kernel-doc and kstats.rst say where this_cpu
-# operations on u64 are NMI safe (x86-64, arm64) and where they are not
-# (32-bit x86, the generic ones under local_irq_save()).
-nmi=0
-for f in include/linux/kstats.h Documentation/dev-tools/kstats.rst; do
-	tr '\n' ' ' < "$f" | tr -s ' *' ' ' | grep -q 'NMI.\{0,200\}x86-64.\{0,200\}32-bit x86' ||
-		{ echo "$f: does not say where kstats_record() is NMI safe"; nmi=1; }
-done
-result $nmi "kstats.h and kstats.rst say where kstats_record() is NMI safe (x86-64) and not (32-bit x86)"
+	# kstats_record() in NMI: its kernel-doc and kstats.rst say where this_cpu
+	# operations on u64 are NMI safe (x86-64, arm64) and where they are not
+	# (32-bit x86, the generic ones under local_irq_save()).
+	nmi=0
+	for f in include/linux/kstats.h Documentation/dev-tools/kstats.rst; do
+		tr '\n' ' ' < "$f" | tr -s ' *' ' ' | grep -q 'NMI.\{0,200\}x86-64.\{0,200\}32-bit x86' ||
+			{ echo "$f: does not say where kstats_record() is NMI safe"; nmi=1; }
+	done
+	result $nmi "kstats.h and kstats.rst say where kstats_record() is NMI safe (x86-64) and not (32-bit x86)"
 
-# The core's API as its review wants it: every export has a user outside
-# lib/kstats.c, and one constructor; CONFIG_KSTATS is a bool, so that no
-# built-in caller is left with stubs of a module.
-unused=$(for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));$/\1/p' lib/kstats.c); do
-	git grep -qE "\\b$sym\(" -- kernel samples ':!*_kunit.c' || echo "$sym"
-done)
-[ -z "$unused" ] || echo "exported but used nowhere else: $unused"
-[ -z "$unused" ] && ! git grep -qw kstats_create -- include lib kernel samples
-result $? "lib/kstats.c exports only what other code uses; kstats_new() is the one constructor"
-grep -qx '+	bool "kstats: per-CPU latency distributions in debugfs"' patches/01-lib-kstats.patch &&
-	grep -q '^+config KSTATS_TRACE$' patches/06-kernel-trace.patch &&
-	! grep -q '^+config KSTATS_TRACE' patches/0[12]-*.patch
-result $? "CONFIG_KSTATS is a bool; CONFIG_KSTATS_TRACE is in kernel/trace/Kconfig"
+	# The core's API as its review wants it: every export has a user outside
+	# lib/kstats.c, and one constructor; CONFIG_KSTATS is a bool, so that no
+	# built-in caller is left with stubs of a module.
+	unused=$(for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));$/\1/p' lib/kstats.c); do
+		git grep -qE "\\b$sym\(" -- kernel samples ':!*_kunit.c' || echo "$sym"
+	done)
+	[ -z "$unused" ] || echo "exported but used nowhere else: $unused"
+	[ -z "$unused" ] && ! git grep -qw kstats_create -- include lib kernel samples
+	result $? "lib/kstats.c exports only what other code uses; kstats_new() is the one constructor"
+	grep -qx '+	bool "kstats: per-CPU latency distributions in debugfs"' patches/01-lib-kstats.patch &&
+		grep -q '^+config KSTATS_TRACE$' patches/06-kernel-trace.patch &&
+		! grep -q '^+config KSTATS_TRACE' patches/0[12]-*.patch
+	result $? "CONFIG_KSTATS is a bool; CONFIG_KSTATS_TRACE is in kernel/trace/Kconfig"
 
-# The upstream series: applies, checkpatch clean, gives this tree.
-fgwait "$HARNESS/patches.sh" --check > "$LOGS/patches.log" 2>&1
-grep -vE '^(PASS|FAIL): ' "$LOGS/patches.log" | grep -v '^==>' || true
-verdicts < "$LOGS/patches.log"
-# As many checkpatch verdicts as patches: patches.sh says how many.
-npatches=$(sed -n 's/^series: \([0-9]*\) patches$/\1/p' "$LOGS/patches.log")
-[ -n "$npatches" ] || fail "patches --check: no 'series: N patches' line"
-want=("patches: the series applies with git am" "patches: the series gives this repository's files"
-	"patches: the cover letter answers each reviewer of 2020" "patches: MAINTAINERS names the submitter")
-for i in $(seq "${npatches:-0}"); do
-	want+=("$(printf 'patches: checkpatch --strict %04d-' "$i")")
-done
-expect_verdicts "$LOGS/patches.log" "patches --check" "${want[@]}"
+	# The upstream series: applies, checkpatch clean, gives this tree.
+	fgwait "$HARNESS/patches.sh" --check > "$LOGS/patches.log" 2>&1
+	grep -vE '^(PASS|FAIL): ' "$LOGS/patches.log" | grep -v '^==>' || true
+	verdicts < "$LOGS/patches.log"
+	# As many checkpatch verdicts as patches: patches.sh says how many.
+	npatches=$(sed -n 's/^series: \([0-9]*\) patches$/\1/p' "$LOGS/patches.log")
+	[ -n "$npatches" ] || fail "patches --check: no 'series: N patches' line"
+	want=("patches: the series applies with git am" "patches: the series gives this repository's files"
+		"patches: the cover letter answers each reviewer of 2020" "patches: MAINTAINERS names the submitter")
+	for i in $(seq "${npatches:-0}"); do
+		want+=("$(printf 'patches: checkpatch --strict %04d-' "$i")")
+	done
+	expect_verdicts "$LOGS/patches.log" "patches --check" "${want[@]}"
 
-need_pkgs python3-docutils
-for f in $(git ls-files --cached --others --exclude-standard 'Documentation/*.rst'); do
-	/usr/bin/python3 "$HARNESS/rstcheck.py" "$f"
-	result $? "reStructuredText of $f"
-done
+	need_pkgs python3-docutils
+	for f in $(git ls-files --cached --others --exclude-standard 'Documentation/*.rst'); do
+		/usr/bin/python3 "$HARNESS/rstcheck.py" "$f"
+		result $? "reStructuredText of $f"
+	done
 
-# The kernel's own documentation build, on Documentation/dev-tools. Its
-# warnings about kstats are those in kstats.rst and in the files whose
-# kernel-doc it pulls in. Sphinx warns only when it reads a document, so
-# kstats.rst is touched: read again on every run, warm cache or not.
-need_pkgs python3-sphinx python3-sphinx-rtd-theme python3-yaml
-docfiles="Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats $(sed -n 's/^\.\. kernel-doc:: *//p' \
-	Documentation/dev-tools/kstats.rst | sort -u)"
-touch -c "$SRC/Documentation/dev-tools/kstats.rst"
-fgwait make -C "$SRC" O="$WORK/build-docs" SPHINXDIRS=dev-tools PYTHON3=/usr/bin/python3 \
-	SPHINXBUILD=/usr/bin/sphinx-build htmldocs > "$LOGS/htmldocs.log" 2>&1
-r=$?
-html=$WORK/build-docs/Documentation/output/dev-tools/kstats.html
-# shellcheck disable=SC2086
-warn=$(doc_warnings $docfiles < "$LOGS/htmldocs.log")
-[ -z "$warn" ] || echo "$warn"
-[ $r -eq 0 ] && [ -z "$warn" ] && grep -q 'kstats_record' "$html" && grep -q 'kstats_new' "$html"
-result $? "make htmldocs: dev-tools/kstats.html with the API, no warning in $docfiles"
-# The filter itself, on a log whose paths all hold the word kstats.
-c=/root/.cache/kstats/6.12/linux
-got=$(printf '%s\n' \
-	"$c/Documentation/dev-tools/kunit/index.rst:26: WARNING: unknown document: '/dev-tools/ktap'" \
-	"$c/Documentation/dev-tools/kstats.rst:12: WARNING: Title underline too short." \
-	"$c/lib/kstats.c:40: warning: Function parameter or struct member 'x' not described" \
-	"$c/include/linux/kstats.h.orig:1: WARNING: not ours" \
-	"$c/Documentation/dev-tools/kstats:556: $c/include/linux/kstats.h:40: WARNING: Inline emphasis" \
-	"$c/Documentation/dev-tools/kstats_foo.rst:3: WARNING: not ours either" \
-	"reading sources... [100%] kstats" | doc_warnings $docfiles | cut -d: -f1)
-[ "$got" = "$(printf '%s\n' "$c/Documentation/dev-tools/kstats.rst" "$c/lib/kstats.c" \
-	"$c/Documentation/dev-tools/kstats")" ]
-result $? "htmldocs warnings are matched by file, not by a word of their path"
+	# The kernel's own documentation build, on Documentation/dev-tools. Its
+	# warnings about kstats are those in kstats.rst and in the files whose
+	# kernel-doc it pulls in. Sphinx warns only when it reads a document, so
+	# kstats.rst is touched: read again on every run, warm cache or not.
+	need_pkgs python3-sphinx python3-sphinx-rtd-theme python3-yaml
+	docfiles="Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats $(sed -n 's/^\.\. kernel-doc:: *//p' \
+		Documentation/dev-tools/kstats.rst | sort -u)"
+	touch -c "$SRC/Documentation/dev-tools/kstats.rst"
+	fgwait make -C "$SRC" O="$WORK/build-docs" SPHINXDIRS=dev-tools PYTHON3=/usr/bin/python3 \
+		SPHINXBUILD=/usr/bin/sphinx-build htmldocs > "$LOGS/htmldocs.log" 2>&1
+	r=$?
+	html=$WORK/build-docs/Documentation/output/dev-tools/kstats.html
+	# shellcheck disable=SC2086
+	warn=$(doc_warnings $docfiles < "$LOGS/htmldocs.log")
+	[ -z "$warn" ] || echo "$warn"
+	[ $r -eq 0 ] && [ -z "$warn" ] && grep -q 'kstats_record' "$html" && grep -q 'kstats_new' "$html"
+	result $? "make htmldocs: dev-tools/kstats.html with the API, no warning in $docfiles"
+	# The filter itself, on a log whose paths all hold the word kstats.
+	c=/root/.cache/kstats/6.12/linux
+	got=$(printf '%s\n' \
+		"$c/Documentation/dev-tools/kunit/index.rst:26: WARNING: unknown document: '/dev-tools/ktap'" \
+		"$c/Documentation/dev-tools/kstats.rst:12: WARNING: Title underline too short." \
+		"$c/lib/kstats.c:40: warning: Function parameter or struct member 'x' not described" \
+		"$c/include/linux/kstats.h.orig:1: WARNING: not ours" \
+		"$c/Documentation/dev-tools/kstats:556: $c/include/linux/kstats.h:40: WARNING: Inline emphasis" \
+		"$c/Documentation/dev-tools/kstats_foo.rst:3: WARNING: not ours either" \
+		"reading sources... [100%] kstats" | doc_warnings $docfiles | cut -d: -f1)
+	[ "$got" = "$(printf '%s\n' "$c/Documentation/dev-tools/kstats.rst" "$c/lib/kstats.c" \
+		"$c/Documentation/dev-tools/kstats")" ]
+	result $? "htmldocs warnings are matched by file, not by a word of their path"
+}
 
 # tools_check: what step 4 tests of tools/kstats without the VM's capture,
 # run beside the VM: one PASS/FAIL line per check, the counts of the
@@ -369,17 +374,19 @@ tools_check() {
 	fi
 }
 
-# The debug kernel (KASAN, lockdep, kmemleak...) runs the VM of steps 2
+# The debug kernel (KASAN, lockdep, kmemleak...) runs the VM of steps 1
 # and 6; the bisect builds of step 9 start from its objects. `make demo` and
 # `make bench` use the plain kernel of the same sources.
-step "[2/9] KUnit, kselftests and torture in the x86_64 VM, debug kernel (a first run builds it: 6 to 29 minutes on 2 cores, most of the time of make check)"
+step "[1/9] KUnit, kselftests and torture in the x86_64 VM, debug kernel (a first run builds it: 6 to 29 minutes on 2 cores, most of the time of make check)"
 if ! wait "$BUILD"; then
 	tail -n 40 "$LOGS/build-debug.log"
 	fail "build the x86_64 debug kernel"
 fi
-# The VM runs on one host thread: the bisect builds of step 9, then the
-# UML build of step 8, use the other core meanwhile, one job at a time.
-(JOBS=1 "$HARNESS/patches.sh" --build > "$LOGS/bisect.log" 2>&1
+# The VM runs on one host thread: the checks of step 3, the bisect builds
+# of step 9, then the UML build of step 8 and the tool's tests of step 4
+# use the other core meanwhile, one job at a time.
+(sources_check > "$LOGS/sources.log" 2>&1
+ JOBS=1 "$HARNESS/patches.sh" --build > "$LOGS/bisect.log" 2>&1
  echo "bisect exit $?" >> "$LOGS/bisect.log"
  JOBS=1 "$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
  echo $? > "$LOGS/kunit.rc"
@@ -494,7 +501,7 @@ expect_verdicts "$LOGS/gen.log" "kstats_gen.py against the kernel" \
 	"kstats_gen.py renders 40 values at bits 0 " "kstats_gen.py renders 40 values at bits 3 " \
 	"kstats_gen.py renders 40 values at bits 8 "
 
-step "[3/9] gnuplot on the metric captured in the VM"
+step "[2/9] gnuplot on the metric captured in the VM"
 if [ -s "$LOGS/sample_kmalloc" ]; then
 	for what in pdf cdf; do
 		"$HARNESS/plot.sh" "$LOGS/sample_kmalloc" "$what" > "$LOGS/plot-$what.txt" 2>&1
@@ -505,9 +512,14 @@ if [ -s "$LOGS/sample_kmalloc" ]; then
 else
 	fail "gnuplot: no metric captured in the VM"
 fi
+step "[3/9] checkpatch --strict, kernel-doc and docutils on the sources (beside the VM)"
+wait "$CHAIN"
+grep -vE '^(PASS|FAIL|SKIP): ' "$LOGS/sources.log" || true
+verdicts < "$LOGS/sources.log"
+expect_verdicts "$LOGS/sources.log" "the checks of the sources" "make htmldocs:" \
+	"htmldocs warnings are matched by file"
 step "[4/9] tools/kstats: build, tests on generated fixtures, fuzzing, plots (the first run beside the VM)"
 tk=$TOP/tools/kstats
-wait "$CHAIN"
 sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log" | grep -vE '^TOOLS_(BEGIN|END)$' |
 	grep -vE '^PASS: ' | grep -vE '^TOOL_TESTS ' || true
 verdicts < <(sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log")
@@ -565,7 +577,7 @@ sys.exit('no line titled ' + sys.argv[2])
 PY
 	result $? "kstats-plot: SVG output, with the input's curve and its title"
 fi
-step "[5/9] the out-of-tree modules on Debian's own kernels (the newest 7.x, 6.12 and 6.1), make bench-peers on 6.12 (beside steps 1 and 2)"
+step "[5/9] the out-of-tree modules on Debian's own kernels (the newest 7.x, 6.12 and 6.1), make bench-peers on 6.12 (beside the debug kernel's build)"
 for series in 7.x 6.12 6.1; do
 	verdicts < "$LOGS/stock-$series.log"
 	grep -qx 'stock exit 0' "$LOGS/stock-$series.log" ||
@@ -611,7 +623,7 @@ for c in $cases; do
 done
 grep -qx 'bench-peers exit 0' "$LOGS/bench-peers.log" ||
 	{ tail -n 30 "$LOGS/bench-peers.log"; fail "make bench-peers (200 calls, 1 round) exits 0"; }
-step "[6/9] torture on the debug kernel: KASAN, lockdep, kmemleak, fault injection, hotplug (in the VM of step 2)"
+step "[6/9] torture on the debug kernel: KASAN, lockdep, kmemleak, fault injection, hotplug (in the VM of step 1)"
 grep -E '^(ok|not ok) |^# |^kstats_fuzz' "$LOGS/torture.log"
 count_selftests "$LOGS/torture.log" " on the debug kernel" \
 	"$TOP/tools/testing/selftests/kstats/kstats_torture.sh"
@@ -634,7 +646,7 @@ expect_verdicts "$LOGS/apt-lock.log" "harness/apt-lock-test.sh" "apt-get waits f
 expect_verdicts "$LOGS/interrupt.log" "harness/interrupt-test.sh" "make check interrupted" \
 	"make vm-run interrupted"
 wait
-step "[8/9] KUnit suite in UML (in the background since step 2, after the bisect builds)"
+step "[8/9] KUnit suite in UML (in the background since step 1, after the bisect builds)"
 krc=$(cat "$LOGS/kunit.rc" 2>/dev/null || echo 1)
 grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|^# |not ok|Ran [0-9]+ tests' "$LOGS/kunit.log" |
 	sed 's/^\[[0-9:]*\] //'
@@ -654,7 +666,7 @@ else
 	echo "KUnit: $summary"
 fi
 
-step "[9/9] the series is bisectable: the kernel (debug configuration) builds after each patch (in the background since step 2)"
+step "[9/9] the series is bisectable: the kernel (debug configuration) builds after each patch (in the background since step 1)"
 grep -q '^FAIL: ' "$LOGS/bisect.log" && grep -B 22 '^FAIL: ' "$LOGS/bisect.log" | grep -v '^PASS'
 verdicts < "$LOGS/bisect.log"
 # One verdict per patch, and patches.sh's own exit status: a patch,
