@@ -237,10 +237,18 @@ extern struct mutex kstats_trace_mutex;
 extern unsigned int kstats_trace_max_functions;
 size_t kstats_trace_metric_memory(unsigned int n, unsigned int bits);
 #if KSTATS_FPROBE_FGRAPH
+int kstats_trace_kprobe_clash_at(const struct kstats_trace *t, const char *word,
+				 unsigned long addr);
 int kstats_trace_kprobe_clash(struct kstats_trace *t, struct kstats_trace_point *p);
 int kstats_trace_fprobe_clash(const struct kstats_trace *t, const unsigned long *ips,
 			      unsigned int n);
 #else
+static inline int kstats_trace_kprobe_clash_at(const struct kstats_trace *t, const char *word,
+					       unsigned long addr)
+{
+	return 0;
+}
+
 static inline int kstats_trace_kprobe_clash(struct kstats_trace *t,
 					    struct kstats_trace_point *p)
 {
@@ -270,11 +278,12 @@ int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd);
 /* kstats_trace_sym.c */
 const char *kstats_trace_why(int ret);
 const char *kstats_trace_sym_mod(char *buf, unsigned long ip);
+int kstats_trace_cmp_ip(const void *a, const void *b);
 int kstats_trace_addr(struct kstats_trace *t, struct kstats_trace_point *p);
 int kstats_trace_unique(const char *name, const struct kstats_trace_where *p);
 void kstats_trace_syms_changed(void);
 unsigned long kstats_trace_syms_gen(void);
-void kstats_trace_unique_known(const struct kstats_trace_where *p, unsigned long gen);
+void kstats_trace_unique_remember(const struct kstats_trace_where *p, unsigned long gen);
 int kstats_trace_glob_funcs(struct kstats_trace *t, unsigned int max, unsigned long **addrs,
 			    unsigned int *nr);
 

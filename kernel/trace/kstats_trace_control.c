@@ -220,8 +220,23 @@ static struct kstats_trace *kstats_trace_find(const char *name)
  * 0 (kstats.rst). kstats never puts both on one function itself: an add
  * that would is refused, before its probe is registered. Each fprobe of
  * kstats has an exit handler; the addresses compared are those of ftrace's
- * sites, where fprobes go, and kprobes at a function's start on ftrace.
+ * sites, where fprobes go, and kprobes at a function's start on ftrace:
+ * one address on x86, where kprobes resolve FUNC+0 past an ENDBR to the
+ * site (an architecture that resolves it otherwise may make them differ,
+ * and the clash unseen). Probes of other tracers (kprobe events, BPF) are
+ * not seen either.
  */
+
+/*
+ * The address of the kprobe of @p, as attached: kept when kprobes keeps
+ * the kprobe and clears its @addr (see struct kstats_trace), as such a
+ * kprobe may still be in ftrace's filter. A tracepoint end's is on its
+ * probe stub.
+ */
+static unsigned long kstats_trace_kprobe_addr(const struct kstats_trace_point *p)
+{
+	return p->tracepoint ? (unsigned long)p->kp.addr : p->addr;
+}
 
 /* The kprobes of @t, by address, in @addrs[2]; how many. */
 static unsigned int kstats_trace_kprobe_addrs(const struct kstats_trace *t,
@@ -232,11 +247,11 @@ static unsigned int kstats_trace_kprobe_addrs(const struct kstats_trace *t,
 	switch (t->mode) {
 	case KSTATS_TRACE_KRETPROBE:
 	case KSTATS_TRACE_PCPU:
-		addrs[0] = (unsigned long)t->krp.kp.addr;
+		addrs[0] = t->start.addr;
 		return 1;
 	case KSTATS_TRACE_PAIR:
-		addrs[0] = (unsigned long)t->start.kp.addr;
-		addrs[1] = (unsigned long)t->end.kp.addr;
+		addrs[0] = kstats_trace_kprobe_addr(&t->start);
+		addrs[1] = kstats_trace_kprobe_addr(&t->end);
 		return 2;
 	default:
 		return 0;
@@ -274,20 +289,44 @@ static bool kstats_trace_fprobes(void)
 }
 
 /**
+ * kstats_trace_kprobe_clash_at() - whether a kprobe may go at an address
+ * @t: the trace being attached, not yet in the list of traces
+ * @word: the word of its command that named the place, for error_log
+ * @addr: where the kprobe goes, as kprobes resolved it
+ *
+ * Context: holding kstats_trace_mutex, before the kprobe is registered.
+ * Return: 0, or -EBUSY when an fprobe of kstats is on the function whose
+ * ftrace site is @addr (see above); error_log says which.
+ */
+int kstats_trace_kprobe_clash_at(const struct kstats_trace *t, const char *word,
+				 unsigned long addr)
+{
+	struct kstats_trace *other;
+
+	lockdep_assert_held(&kstats_trace_mutex);
+	list_for_each_entry(other, &kstats_trace_list, node) {
+		if (kstats_trace_fprobe_at(other, addr)) {
+			kstats_trace_clash_err(t, word, addr, other);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+/**
  * kstats_trace_kprobe_clash() - whether a kprobe may go at a point
  * @t: the trace being attached, not yet in the list of traces
  * @p: the point of its kprobe: @p->sym + @p->offset
  *
  * Where kstats has an fprobe, finds the address of @p as kprobes will
- * (sets @p->addr), and compares.
+ * (sets @p->addr), and compares (kstats_trace_kprobe_clash_at()).
  *
  * Context: holding kstats_trace_mutex, before the kprobe is registered.
- * Return: 0; -EBUSY when an fprobe of kstats is on that function (see
- * above), or the error of the lookup; error_log says which.
+ * Return: 0; -EBUSY when an fprobe of kstats is on that function, or the
+ * error of the lookup; error_log says which.
  */
 int kstats_trace_kprobe_clash(struct kstats_trace *t, struct kstats_trace_point *p)
 {
-	struct kstats_trace *other;
 	int ret;
 
 	lockdep_assert_held(&kstats_trace_mutex);
@@ -296,20 +335,7 @@ int kstats_trace_kprobe_clash(struct kstats_trace *t, struct kstats_trace_point 
 	ret = kstats_trace_addr(t, p);
 	if (ret)
 		return ret;
-	list_for_each_entry(other, &kstats_trace_list, node) {
-		if (kstats_trace_fprobe_at(other, p->addr)) {
-			kstats_trace_clash_err(t, p->sym, p->addr, other);
-			return -EBUSY;
-		}
-	}
-	return 0;
-}
-
-static int kstats_trace_cmp_addr(const void *key, const void *elt)
-{
-	unsigned long a = *(const unsigned long *)key, b = *(const unsigned long *)elt;
-
-	return a < b ? -1 : a > b;
+	return kstats_trace_kprobe_clash_at(t, p->sym, p->addr);
 }
 
 /**
@@ -334,7 +360,7 @@ int kstats_trace_fprobe_clash(const struct kstats_trace *t, const unsigned long 
 		nr = kstats_trace_kprobe_addrs(other, addrs);
 		for (i = 0; i < nr; i++) {
 			if (addrs[i] && bsearch(&addrs[i], ips, n, sizeof(*ips),
-						kstats_trace_cmp_addr)) {
+						kstats_trace_cmp_ip)) {
 				kstats_trace_clash_err(t, t->start.sym, addrs[i], other);
 				return -EBUSY;
 			}
@@ -667,13 +693,13 @@ static int kstats_trace_remove(const char *name)
  * Return: 0, or the errors of kstats_trace_parse(), -E2BIG for a command
  * longer than KSTATS_TRACE_LINE_MAX, -ENOENT for an unknown symbol,
  * tracepoint, cgroup or name to remove, -EADDRNOTAVAIL for a name that
- * several functions share, -ESRCH for a pid that is no
- * process, -EOPNOTSUPP for a cgroup without CONFIG_CGROUPS, -EEXIST for a
- * name in use, -ENOMEM, the error of the probe's registration, or -EBUSY
- * for the remove of a trace whose detach failed (it stays, listed as
- * stuck) or for a kprobe and an fprobe on one function where they clash
- * (kstats_trace_kprobe_clash()), or -EINTR for a fatal signal while it waited for another
- * command; a warning says what was wrong.
+ * several functions share, -ESRCH for a pid that is no process,
+ * -EOPNOTSUPP for a cgroup without CONFIG_CGROUPS, -EEXIST for a name in
+ * use, -ENOMEM, the error of the probe's registration, -EBUSY for the
+ * remove of a trace whose detach failed (it stays, listed as stuck) or
+ * for a kprobe and an fprobe on one function where they clash
+ * (kstats_trace_kprobe_clash()), or -EINTR for a fatal signal while it
+ * waited for another command; a warning says what was wrong.
  */
 VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 {
@@ -717,9 +743,9 @@ VISIBLE_IF_KUNIT int kstats_trace_exec(const char *buf, size_t len)
 			ret = kstats_trace_add(&cmd);
 			if (ret || cmd.mode == KSTATS_TRACE_GROUP)
 				break;
-			kstats_trace_unique_known(&cmd.start, gen);
+			kstats_trace_unique_remember(&cmd.start, gen);
 			if (cmd.mode == KSTATS_TRACE_PAIR)
-				kstats_trace_unique_known(&cmd.end, gen);
+				kstats_trace_unique_remember(&cmd.end, gen);
 			break;
 		case KSTATS_TRACE_REMOVE:
 			ret = kstats_trace_remove(cmd.name);

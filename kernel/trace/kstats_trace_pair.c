@@ -170,7 +170,8 @@ static int kstats_trace_stub_addr(struct kstats_trace *t, struct kstats_trace_po
 				 t->name, p->sym, ret, kstats_trace_why(ret));
 		return ret;
 	}
-	return 0;
+	/* Not moved: it may be on the stub's ftrace site. */
+	return ret ? 0 : kstats_trace_kprobe_clash_at(t, p->sym, (unsigned long)p->kp.addr);
 }
 
 /* A tracepoint end: the kprobe on its stub, then the stub as its probe. */
