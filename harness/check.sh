@@ -584,7 +584,8 @@ for series in 7.x 6.12 6.1; do
 		fail "Debian's $series kernel: harness/stock.sh $(grep '^stock exit' "$LOGS/stock-$series.log" ||
 			echo 'did not finish')"
 	expect_verdicts "$LOGS/stock-$series.log" "Debian's $series kernel" \
-		"modules built against" "dkms build for" "kstats trace under lockdown"
+		"modules built against" "dkms build for" "kstats trace under lockdown" \
+		"kstats under lockdown=integrity"
 	# The self-test of the log check on Debian's kernel: the WARN that
 	# harness/guest-stock.sh injected, as the failure that names it.
 	got=$(awk -F '\t' -v p="FAIL: kernel report (WARNING) on " \

@@ -30,10 +30,19 @@ fi
 L=/sys/kernel/security/lockdown
 T="kstats trace under lockdown=integrity on $(uname -r): exit 1, says why"
 [ -e $L ] || mount -t securityfs none /sys/kernel/security 2>/dev/null
+# A metric and a group made before: debugfs refuses the metric's file (it
+# takes writes) under lockdown, and kstats the group's _summary with it.
+K=/sys/kernel/debug/kstats
+T2="kstats under lockdown=integrity on $(uname -r): a group's _summary as closed as a metric"
+sum=
 if [ ! -e $L ]; then
 	echo "SKIP: $T: no lockdown LSM"
-elif ! modprobe kstats_trace || ! echo integrity > $L; then
-	echo "FAIL: $T: kstats_trace or lockdown=integrity cannot be set"
+	echo "SKIP: $T2: no lockdown LSM"
+elif ! modprobe kstats_trace || ! echo "trace __x64_sys_getuid" > $K/_control ||
+     { echo "trace fprobe:__*sys_get*gid as lk" > $K/_control 2> /dev/null &&
+       sum=$K/lk/_summary; ! echo integrity > $L; }; then
+	echo "FAIL: $T: kstats_trace, its trace or lockdown=integrity cannot be set"
+	echo "FAIL: $T2: kstats_trace, its trace or lockdown=integrity cannot be set"
 	rc=1
 else
 	out=$(/root/kstats trace __x64_sys_getppid -d 1 2>&1)
@@ -45,6 +54,19 @@ else
 		echo "$out"
 		echo "FAIL: $T (exit $r)"
 		rc=1
+	fi
+	m=$(cat $K/__x64_sys_getuid 2>&1 > /dev/null)
+	if [ -z "$sum" ]; then
+		# Debian's 6.1: no groups.
+		echo "SKIP: $T2: no group on this kernel (metric: ${m:-read})"
+	else
+		s=$(cat "$sum" 2>&1 > /dev/null)
+		if echo "$m" | grep -q 'not permitted' && echo "$s" | grep -q 'not permitted'; then
+			echo "PASS: $T2"
+		else
+			echo "FAIL: $T2: metric: ${m:-read}; _summary: ${s:-read}"
+			rc=1
+		fi
 	fi
 fi
 exit $rc

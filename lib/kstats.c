@@ -24,6 +24,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -453,6 +454,14 @@ static int kstats_summary_open(struct inode *inode, struct file *file)
 	struct kstats_summary *sum;
 	int ret;
 
+	/*
+	 * Its metrics' files take writes, so debugfs refuses to open them
+	 * under LOCKDOWN_DEBUGFS; the summary, read-only, it would open: it
+	 * is refused too, so that lockdown closes all of a group or none.
+	 */
+	ret = security_locked_down(LOCKDOWN_DEBUGFS);
+	if (ret)
+		return ret;
 	ret = debugfs_file_get(dentry);
 	if (ret)
 		return ret;
