@@ -342,9 +342,6 @@ int kstats_trace_grp_attach(struct kstats_trace *t)
 	ret = kstats_trace_glob_funcs(t, READ_ONCE(kstats_trace_max_functions), &ips, &n);
 	if (ret)
 		return ret;
-	ret = kstats_trace_fprobe_clash(t, ips, n);
-	if (ret)
-		goto out;
 	ret = kstats_trace_budget(t, kstats_trace_metric_memory(n, t->bits) +
 				  kstats_trace_pool_memory(t, n), "the group");
 	if (ret)
@@ -393,6 +390,10 @@ int kstats_trace_grp_attach(struct kstats_trace *t)
 	t->fp.exit_handler = kstats_fprobe_handler(kstats_trace_grp_exit);
 	t->fp.entry_data_size = sizeof(struct kstats_trace_call);
 	t->fp_gen = kstats_trace_fp_new_gen();
+	/* After the group's name is taken: a name in use is said first. */
+	ret = kstats_trace_fprobe_clash(t, ips, n);
+	if (ret)
+		goto out;
 	kstats_trace_fgraph_hold(t);
 	ret = register_fprobe_ips(&t->fp, ips, n);
 	if (ret)

@@ -11,6 +11,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -248,6 +249,14 @@ static bool kstats_trace_unique_cached(const char *sym)
 	unsigned long gen = kstats_trace_syms_gen();
 	unsigned int i;
 
+#ifdef CONFIG_FAULT_INJECTION
+	/*
+	 * A task failing its Nth allocation (/proc/self/fail-nth) walks:
+	 * the same N fails the same allocation whatever was added before.
+	 */
+	if (READ_ONCE(current->fail_nth))
+		return false;
+#endif
 	for (i = 0; i < KSTATS_TRACE_KNOWN; i++)
 		if (kstats_trace_known[i].gen == gen && !strcmp(kstats_trace_known[i].sym, sym))
 			return true;

@@ -81,7 +81,7 @@ if ! grep -q ' register_fprobe$' /proc/kallsyms; then
 	}
 	ktap_test_result "a group is refused with EOPNOTSUPP: the kernel has no fprobe" \
 		check_no_fprobe
-	for t in "counts" "summary" "cgroup" "load" "modules" "exit" "inflight" "rmmod"; do
+	for t in "counts" "summary" "clash" "cgroup" "load" "modules" "exit" "inflight" "rmmod"; do
 		ktap_test_skip "groups: $t (no CONFIG_FPROBE)"
 	done
 	ktap_finished

@@ -803,7 +803,7 @@ check_modsym() {
 	if [ -n "$FPROBE" ]; then
 		r=$(ctl "trace ksdup_call")
 		[ "$r" = EADDRNOTAVAIL ] ||
-			{ ktap_print_msg "trace ksdup_call, once kstats_sample came: $r"; return 1; }
+			{ ktap_print_msg "trace ksdup_call, kstats_sample come: $r"; return 1; }
 	fi
 	for f in $FORMS; do
 		[ "$(ctl "trace $(form $f)kstats_bench:ksdup_call")" = OK ] &&
