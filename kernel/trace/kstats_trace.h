@@ -33,6 +33,10 @@
 
 #include "kstats_trace_compat.h"
 
+#if !KSTATS_FPROBE_FGRAPH
+#include <linux/rethook.h>
+#endif
+
 /* Longest command line accepted by _control, and longest write. */
 #define KSTATS_TRACE_LINE_MAX	1024
 #define KSTATS_TRACE_WRITE_MAX	(64 * 1024)
@@ -43,6 +47,15 @@
  * take 125 MiB.
  */
 #define KSTATS_TRACE_GROUP_BITS		1
+
+/*
+ * maxactive N: the calls in flight at once that a trace's probe holds,
+ * where it has a pool of them (kretprobes; fprobes before 6.14), at most:
+ * for a function, as kprobe and fprobe events take it; for a group, whose
+ * functions share one pool, more.
+ */
+#define KSTATS_TRACE_MAXACTIVE_FUNC	4096
+#define KSTATS_TRACE_MAXACTIVE_MAX	65536
 
 #define KSTATS_TRACE_GAP	"GAP-"
 #define KSTATS_TRACE_TP		"tp:"
@@ -98,6 +111,7 @@ struct kstats_trace_cmd {
 	bool gap;			/* gap: a GAP-NAME metric too */
 	int pid;			/* pid N: a process; 0 for all */
 	const char *cgroup;		/* cgroup PATH (cgroup v2); NULL for all */
+	unsigned int maxactive;		/* maxactive N; 0 for the default */
 };
 
 /*
@@ -202,7 +216,8 @@ struct kstats_trace {
 	int pid_nr;			/* as the command gave it */
 	struct cgroup *cgrp;		/* NULL for every cgroup */
 	char *cgroup_path;
-	size_t memory;			/* of the metrics, counted in the budget */
+	size_t memory;			/* counted in the budget */
+	unsigned int maxactive;		/* as the command gave it; 0: default */
 	struct kstats_trace_group grp;	/* a group's functions */
 	int stuck;			/* the error of a detach that failed */
 	/*
@@ -288,6 +303,17 @@ int kstats_trace_glob_funcs(struct kstats_trace *t, unsigned int max, unsigned l
 			    unsigned int *nr);
 
 /* kstats_trace_func.c: trace FUNC, trace pcpu:FUNC, trace fprobe:FUNC */
+size_t kstats_trace_pool_memory(unsigned int nr, size_t entry);
+#if !KSTATS_FPROBE_FGRAPH
+/*
+ * An entry of an fprobe's pool: rethook's node, the entry's ip and parent
+ * ip, and @data bytes of entry data.
+ */
+static inline size_t kstats_trace_fprobe_node(size_t data)
+{
+	return sizeof(struct rethook_node) + 2 * sizeof(long) + data;
+}
+#endif
 int kstats_trace_krp_attach(struct kstats_trace *t);
 int kstats_trace_krp_detach(struct kstats_trace *t);
 unsigned long kstats_trace_krp_missed(struct kstats_trace *t);

@@ -104,7 +104,7 @@ static DEFINE_MUTEX(kstats_trace_cmd_mutex);
 DEFINE_MUTEX(kstats_trace_mutex);
 static LIST_HEAD(kstats_trace_list);
 static struct dentry *kstats_trace_control, *kstats_trace_error_log;
-/* The memory of the metrics of all traces, in bytes. */
+/* The memory of the metrics and pools of all traces, in bytes. */
 static size_t kstats_trace_memory;
 
 /* What each mode does, indexed by enum kstats_trace_mode. */
@@ -566,6 +566,13 @@ static int kstats_trace_may_add(const struct kstats_trace_cmd *cmd)
 				 cmd->name, ret);
 		return ret;
 	}
+	if (KSTATS_FPROBE_FGRAPH && cmd->maxactive &&
+	    (cmd->mode == KSTATS_TRACE_FPROBE || cmd->mode == KSTATS_TRACE_GROUP)) {
+		kstats_trace_err("maxactive",
+				 "%s: maxactive: on this kernel fprobe keeps a call's entry data on its task's shadow stack: there is no pool of calls in flight to size",
+				 cmd->name);
+		return -EOPNOTSUPP;
+	}
 	/* A group's glob names many functions, each in its own file. */
 	if (cmd->mode == KSTATS_TRACE_GROUP)
 		return 0;
@@ -587,6 +594,7 @@ static int kstats_trace_add(const struct kstats_trace_cmd *cmd)
 		return -ENOMEM;
 	t->mode = cmd->mode;
 	t->bits = cmd->bits;
+	t->maxactive = cmd->maxactive;
 	t->name = kstrdup(cmd->name, GFP_KERNEL);
 	/* Copies: the symbols stay in use while the probes are registered. */
 	kstats_trace_point_init(&t->start, &cmd->start);
@@ -694,7 +702,8 @@ static int kstats_trace_remove(const char *name)
  * longer than KSTATS_TRACE_LINE_MAX, -ENOENT for an unknown symbol,
  * tracepoint, cgroup or name to remove, -EADDRNOTAVAIL for a name that
  * several functions share, -ESRCH for a pid that is no process,
- * -EOPNOTSUPP for a cgroup without CONFIG_CGROUPS, -EEXIST for a name in
+ * -EOPNOTSUPP for a cgroup without CONFIG_CGROUPS or for maxactive where
+ * fprobe has no pool of calls in flight (6.14 on), -EEXIST for a name in
  * use, -ENOMEM, the error of the probe's registration, -EBUSY for the
  * remove of a trace whose detach failed (it stays, listed as stuck) or
  * for a kprobe and an fprobe on one function where they clash
@@ -890,16 +899,44 @@ static const char kstats_trace_usage[] =
 	"#     each into kstats/NAME/FUNCTION\n"
 	"#     OPTIONS: bits N (resolution, 0..8), pid N (one process only),\n"
 	"#     cgroup PATH (the tasks of a cgroup v2 subtree only), gap (a\n"
-	"#     function's GAP-NAME too: from a return to the next call)\n"
+	"#     function's GAP-NAME too: from a return to the next call),\n"
+	"#     maxactive N (calls in flight at once, where the probe has a pool)\n"
 	"# remove NAME\n"
 	"# Each trace is listed here, as\n"
 	"# name NAME mode MODE start POINT end POINT bits N samples N missed N\n"
-	"#     memory BYTES [gap GAP-NAME] [pid N] [cgroup PATH] [gone MODULE]\n"
-	"#     [stuck ERRNO [kept]]\n"
+	"#     memory BYTES [maxactive N] [gap GAP-NAME] [pid N] [cgroup PATH]\n"
+	"#     [gone MODULE] [stuck ERRNO [kept]]\n"
 	"# name NAME mode group glob GLOB functions N bits N samples N missed N\n"
-	"#     memory BYTES [pid N] [cgroup PATH] [gone MODULE,...] [stuck ERRNO]\n"
+	"#     memory BYTES [maxactive N] [pid N] [cgroup PATH] [gone MODULE,...]\n"
+	"#     [stuck ERRNO]\n"
 	"# and timed into kstats/NAME and, with gap, kstats/GAP-NAME; see\n"
 	"# error_log for why a command failed.\n";
+
+/*
+ * The calls in flight at once that the probe holds, where it has a pool of
+ * them: kretprobes, and fprobes before 6.14. Calls past it are missed.
+ */
+static void kstats_trace_show_pool(struct seq_file *m, const struct kstats_trace *t)
+{
+	unsigned int nr = 0;
+
+	switch (t->mode) {
+	case KSTATS_TRACE_KRETPROBE:
+	case KSTATS_TRACE_PCPU:
+		nr = t->krp.maxactive;
+		break;
+#if !KSTATS_FPROBE_FGRAPH
+	case KSTATS_TRACE_FPROBE:
+	case KSTATS_TRACE_GROUP:
+		nr = t->fp.nr_maxactive;
+		break;
+#endif
+	default:
+		break;
+	}
+	if (nr)
+		seq_printf(m, " maxactive %u", nr);
+}
 
 static void kstats_trace_show_task_filters(struct seq_file *m, const struct kstats_trace *t)
 {
@@ -922,6 +959,7 @@ static void kstats_trace_show_group(struct seq_file *m, struct kstats_trace *t)
 	seq_printf(m, "name %s mode group glob %s functions %u bits %u samples %llu missed %lu memory %zu",
 		   t->name, t->start.sym, t->grp.nr_funcs, t->bits, samples,
 		   kstats_trace_missed(t), t->memory);
+	kstats_trace_show_pool(m, t);
 	kstats_trace_show_task_filters(m, t);
 	if (t->grp.gone_mods)
 		seq_printf(m, " gone %s", t->grp.gone_mods);
@@ -952,6 +990,7 @@ static int kstats_trace_show(struct seq_file *m, void *v)
 			kstats_trace_show_point(m, "end", &t->start, "%return");
 		seq_printf(m, " bits %u samples %llu missed %lu memory %zu", t->bits,
 			   kstats_count(t->ks), kstats_trace_missed(t), t->memory);
+		kstats_trace_show_pool(m, t);
 		if (t->gap)
 			seq_printf(m, " gap %s%s", KSTATS_TRACE_GAP, t->name);
 		kstats_trace_show_task_filters(m, t);

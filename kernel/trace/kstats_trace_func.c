@@ -9,6 +9,8 @@
 #include <linux/atomic.h>
 #include <linux/fprobe.h>
 #include <linux/kprobes.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/workqueue.h>
 
@@ -260,9 +262,25 @@ void kstats_trace_fgraph_release(void)
 }
 #endif /* KSTATS_FPROBE_FGRAPH */
 
+/*
+ * The memory of a pool of @nr calls in flight of @entry bytes each, as
+ * rethook keeps it in an objpool (from 6.7): per possible CPU, a
+ * page-aligned slot of a pointer per entry (a power of two) and its share
+ * of the entries. Before 6.7, rethook keeps a list of nodes, each its own
+ * allocation: the figure is close to theirs.
+ */
+size_t kstats_trace_pool_memory(unsigned int nr, size_t entry)
+{
+	unsigned int cpus = num_possible_cpus();
+
+	return cpus * PAGE_ALIGN(64 + roundup_pow_of_two(nr) * sizeof(void *) +
+				 DIV_ROUND_UP(nr, cpus) * ALIGN(entry, sizeof(long)));
+}
+
 /* trace FUNC and trace pcpu:FUNC: a kretprobe. */
 int kstats_trace_krp_attach(struct kstats_trace *t)
 {
+	size_t pool;
 	int ret;
 
 	t->krp.kp.symbol_name = t->start.sym;
@@ -270,7 +288,17 @@ int kstats_trace_krp_attach(struct kstats_trace *t)
 	t->krp.handler = kstats_trace_krp_return;
 	/* pcpu: keeps the entry time per CPU, not per instance. */
 	t->krp.data_size = t->mode == KSTATS_TRACE_PCPU ? 0 : sizeof(u64);
+	/*
+	 * The calls in flight at once, each with an instance: maxactive N,
+	 * or kprobes' own default, set here to size the budget before the
+	 * kretprobe is registered. Calls past it are missed.
+	 */
+	t->krp.maxactive = t->maxactive ?: max(10U, 2 * num_possible_cpus());
+	pool = kstats_trace_pool_memory(t->krp.maxactive,
+					sizeof(struct kretprobe_instance) + t->krp.data_size);
 	ret = kstats_trace_kprobe_clash(t, &t->start);
+	if (!ret)
+		ret = kstats_trace_budget(t, pool, "its kretprobe's pool of calls in flight");
 	if (ret)
 		return ret;
 	ret = register_kretprobe(&t->krp);
@@ -321,6 +349,16 @@ int kstats_trace_fp_attach(struct kstats_trace *t)
 	ret = kstats_trace_addr(t, &t->start);
 	if (!ret)
 		ret = kstats_trace_fprobe_clash(t, &t->start.addr, 1);
+#if !KSTATS_FPROBE_FGRAPH
+	/* maxactive N, or fprobe's own default for one function. */
+	t->fp.nr_maxactive = t->maxactive ?: 2 * num_possible_cpus();
+	if (!ret) {
+		size_t node = kstats_trace_fprobe_node(sizeof(struct kstats_trace_fp_data));
+
+		ret = kstats_trace_budget(t, kstats_trace_pool_memory(t->fp.nr_maxactive, node),
+					  "its fprobe's pool of calls in flight");
+	}
+#endif
 	if (ret)
 		return ret;
 	kstats_trace_fgraph_hold(t);

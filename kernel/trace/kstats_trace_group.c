@@ -24,15 +24,11 @@
 #include "kstats_trace.h"
 #include "kstats_trace_record.h"
 
-#if !KSTATS_FPROBE_FGRAPH
-#include <linux/rethook.h>
-#endif
-
 #if !KSTATS_TRACE_GROUPS
 #error "groups are built only where kstats_trace.h finds trace.h, with CONFIG_FPROBE"
 #endif
 
-/* The calls of a group's functions in flight at once, at most. */
+/* The calls of a group's functions in flight at once, by default at most. */
 #define KSTATS_TRACE_GROUP_ACTIVE	4096
 
 /*
@@ -295,34 +291,27 @@ out:
 }
 
 /*
- * The memory of the fprobe's pool of calls in flight, which rethook keeps
- * in an objpool: per possible CPU, a page-aligned slot of a pointer per
- * entry (a power of two) and its share of the entries. On the
+ * Sizes the fprobe's pool of calls in flight, and returns its memory. On the
  * function-graph tracer, a call's entry data is on its task's shadow
  * stack, which every task has once any function-graph user is registered:
  * no pool.
  */
-static size_t kstats_trace_pool_memory(struct kstats_trace *t, unsigned int n)
+static size_t kstats_trace_grp_pool(struct kstats_trace *t, unsigned int n)
 {
 #if KSTATS_FPROBE_FGRAPH
 	return 0;
 #else
-	unsigned int cpus = num_possible_cpus();
-	/* rethook's node, the entry's ip and parent ip, and the call. */
-	size_t entry = sizeof(struct rethook_node) + 2 * sizeof(long) +
-		       sizeof(struct kstats_trace_call);
-	unsigned int nr;
-
 	/*
 	 * The calls in flight at once, each with an entry of the fprobe's
-	 * pool: fprobe's default, 2 per function per CPU, is far more than
-	 * most machines run at once, and its objpool costs a pointer per
-	 * entry per CPU. Calls past this are missed.
+	 * pool: maxactive N, or fprobe's default, 2 per function per CPU,
+	 * up to KSTATS_TRACE_GROUP_ACTIVE: far more than most machines run
+	 * at once, and its objpool costs a pointer per entry per CPU. Calls
+	 * past this are missed.
 	 */
-	nr = min_t(size_t, (size_t)2 * n * cpus, KSTATS_TRACE_GROUP_ACTIVE);
-	t->fp.nr_maxactive = nr;
-	return cpus * PAGE_ALIGN(64 + roundup_pow_of_two(nr) * sizeof(void *) +
-				 DIV_ROUND_UP(nr, cpus) * ALIGN(entry, sizeof(long)));
+	t->fp.nr_maxactive = t->maxactive ?:
+		min_t(size_t, (size_t)2 * n * num_possible_cpus(), KSTATS_TRACE_GROUP_ACTIVE);
+	return kstats_trace_pool_memory(t->fp.nr_maxactive,
+					kstats_trace_fprobe_node(sizeof(struct kstats_trace_call)));
 #endif
 }
 
@@ -343,7 +332,7 @@ int kstats_trace_grp_attach(struct kstats_trace *t)
 	if (ret)
 		return ret;
 	ret = kstats_trace_budget(t, kstats_trace_metric_memory(n, t->bits) +
-				  kstats_trace_pool_memory(t, n), "the group");
+				  kstats_trace_grp_pool(t, n), "the group");
 	if (ret)
 		goto out;
 	ret = kstats_trace_grp_names(t, ips, n, &names);

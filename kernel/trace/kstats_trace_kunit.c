@@ -43,6 +43,7 @@ struct kstats_trace_test_parse {
 	int pid;
 	const char *cgroup;
 	bool gap;
+	unsigned int maxactive;
 };
 
 #define GOOD(l, v, m, n, s, so, st, e, eo, et, b) \
@@ -148,6 +149,27 @@ static const struct kstats_trace_test_parse kstats_trace_test_lines[] = {
 	BAD("trace foo gap gap", -EINVAL),
 	BAD("trace n start a end b gap", -EINVAL),
 	BAD("trace fprobe:a* as g gap", -EINVAL),
+	/* maxactive N: 1 to 4096 for a function, to 65536 for a group. */
+	{ .line = "trace foo maxactive 100", .verb = KSTATS_TRACE_ADD,
+	  .mode = KSTATS_TRACE_KRETPROBE, .name = "foo", .bits = 3, .maxactive = 100 },
+	{ .line = "trace pcpu:foo maxactive 1 bits 2", .verb = KSTATS_TRACE_ADD,
+	  .mode = KSTATS_TRACE_PCPU, .name = "foo", .bits = 2, .maxactive = 1 },
+	{ .line = "trace fprobe:foo gap maxactive 4096", .verb = KSTATS_TRACE_ADD,
+	  .mode = KSTATS_TRACE_FPROBE, .name = "foo", .bits = 3, .gap = true,
+	  .maxactive = 4096 },
+	{ .line = "trace fprobe:vfs_* as v maxactive 65536 bits 2 pid 3 cgroup /c",
+	  .verb = KSTATS_TRACE_ADD, .mode = KSTATS_TRACE_GROUP, .name = "v",
+	  .start = "vfs_*", .bits = 2, .pid = 3, .cgroup = "/c", .maxactive = 65536 },
+	BAD("trace foo maxactive 0", -EINVAL),
+	BAD("trace foo maxactive -1", -EINVAL),
+	BAD("trace foo maxactive x", -EINVAL),
+	BAD("trace foo maxactive", -EINVAL),
+	BAD("trace foo maxactive 4097", -ERANGE),
+	BAD("trace pcpu:foo maxactive 65536", -ERANGE),
+	BAD("trace fprobe:vfs_* as v maxactive 65537", -ERANGE),
+	BAD("trace foo maxactive 4294967296", -EINVAL),
+	BAD("trace foo maxactive 1 maxactive 2", -EINVAL),
+	BAD("trace n start a end b maxactive 4", -EINVAL),
 	/* Groups: a glob, fprobe: and a name; bits 1 unless given. */
 	GOOD("trace fprobe:vfs_* as v", KSTATS_TRACE_ADD, KSTATS_TRACE_GROUP, "v",
 	     "vfs_*", 0, false, NULL, 0, false, 1),
@@ -236,6 +258,7 @@ static void kstats_trace_test_parse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd.mode, t->mode);
 	KUNIT_EXPECT_EQ(test, cmd.bits, t->bits);
 	KUNIT_EXPECT_EQ(test, cmd.gap, t->gap);
+	KUNIT_EXPECT_EQ(test, cmd.maxactive, t->maxactive);
 	KUNIT_EXPECT_EQ(test, cmd.pid, t->pid);
 	if (t->cgroup)
 		KUNIT_EXPECT_STREQ(test, cmd.cgroup, t->cgroup);
@@ -316,23 +339,37 @@ static char *kstats_trace_test_file(struct kunit *test, const char *name)
 }
 
 /* The sample count of a trace, from its line in _control; -1 if none. */
-static long long kstats_trace_test_samples(struct kunit *test, const char *name)
+/*
+ * The number after @key in the listing's line of the trace @name: -1 if
+ * there is no such trace, -2 if its line has no @key.
+ */
+static long long kstats_trace_test_field(struct kunit *test, const char *name,
+					 const char *key)
 {
 	char *text = kstats_trace_test_file(test, "_control");
-	char key[80], *line;
+	char want[80], *line, *end;
 	long long n;
 	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, text);
-	snprintf(key, sizeof(key), "name %s ", name);
-	line = strstr(text, key);
+	snprintf(want, sizeof(want), "name %s ", name);
+	line = strstr(text, want);
 	if (!line)
 		return -1;
-	line = strstr(line, " samples ");
-	KUNIT_ASSERT_NOT_NULL(test, line);
-	ret = sscanf(line, " samples %lld", &n);
+	end = strchrnul(line, '\n');
+	*end = '\0';
+	snprintf(want, sizeof(want), " %s ", key);
+	line = strstr(line, want);
+	if (!line)
+		return -2;
+	ret = sscanf(line + strlen(want), "%lld", &n);
 	KUNIT_ASSERT_EQ(test, ret, 1);
 	return n;
+}
+
+static long long kstats_trace_test_samples(struct kunit *test, const char *name)
+{
+	return kstats_trace_test_field(test, name, "samples");
 }
 
 static int kstats_trace_test_exec(const char *cmd)
@@ -770,6 +807,60 @@ static void kstats_trace_test_group(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kstats_trace_test_samples(test, "kunit_grp"), -1);
 }
 
+/*
+ * maxactive N sizes the pool of calls in flight of a probe that has one,
+ * listed and counted in the budget: kretprobes, and fprobes before 6.14.
+ * On the function-graph tracer, fprobe: and groups have no pool and
+ * refuse it, changing nothing.
+ */
+static void kstats_trace_test_maxactive(struct kunit *test)
+{
+	static const char * const fprobes[] = {
+		"trace fprobe:kstrace_test_end maxactive 3",
+		"trace fprobe:kstrace_test_* as kunit_grp maxactive 3",
+	};
+	const char *name;
+	long long one, many;
+	char *before, cmd[32];
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_end maxactive 1"), 0);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_field(test, "kstrace_test_end", "maxactive"), 1);
+	one = kstats_trace_test_field(test, "kstrace_test_end", "memory");
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_end"), 0);
+	/* The default: as kprobes' on a preemptible kernel. */
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace pcpu:kstrace_test_end"), 0);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_field(test, "kstrace_test_end", "maxactive"),
+			max(10U, 2 * num_possible_cpus()));
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_end"), 0);
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace kstrace_test_end maxactive 4096"),
+			0);
+	many = kstats_trace_test_field(test, "kstrace_test_end", "memory");
+	/* The pool is counted: a pointer per call per CPU at least. */
+	KUNIT_EXPECT_GE(test, many - one, 4095LL * sizeof(void *) * num_possible_cpus());
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_end"), 0);
+
+	before = kstats_trace_test_file(test, "_control");
+	for (i = 0; i < ARRAY_SIZE(fprobes); i++) {
+		if (KSTATS_FPROBE_FGRAPH) {
+			KUNIT_EXPECT_EQ_MSG(test, kstats_trace_test_exec(fprobes[i]), -EOPNOTSUPP,
+					    "%s", fprobes[i]);
+			KUNIT_EXPECT_STREQ(test, kstats_trace_test_file(test, "_control"), before);
+			continue;
+		}
+		KUNIT_ASSERT_EQ_MSG(test, kstats_trace_test_exec(fprobes[i]), 0, "%s", fprobes[i]);
+		name = i ? "kunit_grp" : "kstrace_test_end";
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_field(test, name, "maxactive"), 3);
+		snprintf(cmd, sizeof(cmd), "remove %s", name);
+		KUNIT_EXPECT_EQ(test, kstats_trace_test_exec(cmd), 0);
+	}
+	/* Where fprobe has no pool, no maxactive is listed for it. */
+	KUNIT_ASSERT_EQ(test, kstats_trace_test_exec("trace fprobe:kstrace_test_end"), 0);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_field(test, "kstrace_test_end", "maxactive") == -2,
+			(bool)KSTATS_FPROBE_FGRAPH);
+	KUNIT_EXPECT_EQ(test, kstats_trace_test_exec("remove kstrace_test_end"), 0);
+}
+
 static int kstats_trace_test_no_detach(struct kstats_trace *t)
 {
 	return -ENODEV;
@@ -1006,6 +1097,7 @@ static struct kunit_case kstats_trace_test_cases[] = {
 	KUNIT_CASE(kstats_trace_test_usage),
 	KUNIT_CASE(kstats_trace_test_elapsed),
 	KUNIT_CASE(kstats_trace_test_group),
+	KUNIT_CASE(kstats_trace_test_maxactive),
 	KUNIT_CASE(kstats_trace_test_stuck),
 	KUNIT_CASE(kstats_trace_test_kept_probe),
 	KUNIT_CASE(kstats_trace_test_lockdown),

@@ -168,7 +168,8 @@ static int kstats_trace_parse_point(char *word, struct kstats_trace_where *p)
 
 /*
  * The options that end a trace command, in any order, each at most once:
- * bits N, pid N, cgroup PATH, gap. Takes them off the end of @argv.
+ * bits N, pid N, cgroup PATH, maxactive N, gap. Takes them off the end of
+ * @argv.
  */
 static int kstats_trace_parse_options(char **argv, int *argc,
 				      struct kstats_trace_cmd *cmd)
@@ -228,6 +229,21 @@ static int kstats_trace_parse_options(char **argv, int *argc,
 				return -EINVAL;
 			}
 			cmd->cgroup = val;
+		} else if (!strcmp(key, "maxactive")) {
+			if (cmd->maxactive) {
+				kstats_trace_err(key, "maxactive given twice");
+				return -EINVAL;
+			}
+			if (kstrtouint(val, 10, &cmd->maxactive) || !cmd->maxactive) {
+				kstats_trace_err(val, "invalid maxactive '%s'", val);
+				cmd->maxactive = 0;
+				return -EINVAL;
+			}
+			if (cmd->maxactive > KSTATS_TRACE_MAXACTIVE_MAX) {
+				kstats_trace_err(val, "maxactive %u out of range 1..%u",
+						 cmd->maxactive, KSTATS_TRACE_MAXACTIVE_MAX);
+				return -ERANGE;
+			}
 		} else {
 			break;
 		}
@@ -250,7 +266,10 @@ static int kstats_trace_parse_options(char **argv, int *argc,
  * The OPTIONS, in any order: ``bits N``; ``gap``, a ``GAP-NAME`` metric
  * too, for a function; ``pid N``, only the calls of the
  * process (thread group) N; ``cgroup PATH``, only those of the tasks in
- * the cgroup v2 PATH (from the root of the cgroup2 hierarchy) or below.
+ * the cgroup v2 PATH (from the root of the cgroup2 hierarchy) or below;
+ * ``maxactive N``, the calls in flight at once that the probe holds, for a
+ * function (up to 4096) or a group (up to 65536), not a pair, whose ends
+ * hold none.
  * A ``#`` starts a comment; a line that is only a comment does nothing.
  * Only the syntax is checked here: whether symbols exist and names are free
  * is known when the command is carried out.
@@ -258,8 +277,8 @@ static int kstats_trace_parse_options(char **argv, int *argc,
  * Context: process context; may sleep.
  * Return: 0 (@cmd->verb is %KSTATS_TRACE_NONE for a comment), -EINVAL for
  * a malformed command (an option given twice, a pid that is not a
- * positive number, a cgroup path not starting with /), -ERANGE for bits
- * out of range, -ENAMETOOLONG for a
+ * positive number, a cgroup path not starting with /, maxactive 0 or for a
+ * pair), -ERANGE for bits or maxactive out of range, -ENAMETOOLONG for a
  * name longer than a file name may be (NAME_MAX, less "GAP-" for a
  * function), -EPERM for a kstats function; a warning says what was wrong.
  */
@@ -327,6 +346,11 @@ int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd)
 				 argc == 6 ? "a pair" : "a group");
 		return -EINVAL;
 	}
+	if (cmd->maxactive && argc == 6) {
+		kstats_trace_err("maxactive",
+				 "maxactive: a pair's ends are kprobes, which hold no call in flight");
+		return -EINVAL;
+	}
 	if (argc == 6 && !strcmp(argv[2], "start") && !strcmp(argv[4], "end")) {
 		cmd->mode = KSTATS_TRACE_PAIR;
 		cmd->name = argv[1];
@@ -336,6 +360,14 @@ int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd)
 		if (!ret)
 			ret = kstats_trace_parse_point(argv[5], &cmd->end);
 		return ret;
+	}
+	if (cmd->maxactive > KSTATS_TRACE_MAXACTIVE_FUNC &&
+	    !(argc == 4 && !strcmp(argv[2], "as"))) {
+		kstats_trace_err("maxactive",
+				 "maxactive %u out of range 1..%u for a function, as kprobe and fprobe events take it; a group takes up to %u",
+				 cmd->maxactive, KSTATS_TRACE_MAXACTIVE_FUNC,
+				 KSTATS_TRACE_MAXACTIVE_MAX);
+		return -ERANGE;
 	}
 	if (argc == 4 && !strcmp(argv[2], "as")) {
 		n = str_has_prefix(argv[1], kstats_trace_prefix[KSTATS_TRACE_FPROBE]);
@@ -353,7 +385,7 @@ int kstats_trace_parse(char *line, struct kstats_trace_cmd *cmd)
 		return ret ?: kstats_trace_check_name(cmd->name, 0);
 	}
 	if (argc != 2) {
-		kstats_trace_err(NULL, "usage: trace [pcpu:|fprobe:]FUNC [OPTIONS], trace NAME start POINT end POINT [OPTIONS] or trace fprobe:GLOB as NAME [OPTIONS]; OPTIONS: bits N, pid N, cgroup PATH, gap");
+		kstats_trace_err(NULL, "usage: trace [pcpu:|fprobe:]FUNC [OPTIONS], trace NAME start POINT end POINT [OPTIONS] or trace fprobe:GLOB as NAME [OPTIONS]; OPTIONS: bits N, pid N, cgroup PATH, maxactive N, gap");
 		return -EINVAL;
 	}
 

@@ -383,7 +383,6 @@ ktap_test_result "a group with do_exit, which never returns, times the rest and 
 # a group and a function in turn, each after one more fprobe added and
 # removed: 3 registrations a round, so that the handovers of index cover
 # all 16.
-in_pause() { [ "$(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null)" = 34 ]; }
 check_inflight() {
 	ks_mark "kstats_group_test $$: in flight"
 	for i in $(seq 16); do
@@ -399,7 +398,7 @@ check_inflight() {
 		[ "$r" = OK ] || { ktap_print_msg "trace $t: $r"; return 1; }
 		"$HELPER" pause 60 &
 		h=$!
-		ks_wait_for 60 in_pause $h ||
+		ks_wait_for 60 ks_in_pause $h ||
 			{ ktap_print_msg "kstats_helper pause: not in pause()"; kill $h; return 1; }
 		r=$(ctl "remove $n
 trace $t")

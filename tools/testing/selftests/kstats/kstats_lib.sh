@@ -75,6 +75,9 @@ ks_fprobe_on_fgraph() {
 	awk -F. '{ exit !($1 > 6 || ($1 == 6 && $2 + 0 >= 14)) }' /proc/sys/kernel/osrelease
 }
 
+# ks_in_pause PID: PID is in pause(), the system call (x86_64's 34).
+ks_in_pause() { [ "$(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null)" = 34 ]; }
+
 # ks_uptime_ms: the time since boot in milliseconds.
 ks_uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 

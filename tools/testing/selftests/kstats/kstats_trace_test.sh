@@ -21,7 +21,7 @@ N=1000
 [ -e "$CTL" ] || { ktap_skip_all "no $CTL (CONFIG_KSTATS_TRACE)"; exit "$KSFT_SKIP"; }
 grep -q " $FUNC\$" /proc/kallsyms ||
 	{ ktap_skip_all "no $FUNC in this kernel (x86_64 only)"; exit "$KSFT_SKIP"; }
-ktap_set_plan 35
+ktap_set_plan 36
 # Reports are checked from here on: the log is never cleared (the harness
 # reads all of it), and $$ tells this run's marks from another's.
 ks_mark "kstats_trace_test $$: begin"
@@ -307,8 +307,8 @@ check_list() {
 		[ "$(ctl "remove $c")" = OK ] || return 1
 	done
 	f=__x64_sys_getpid
-	re="^name $FUNC mode kretprobe start $FUNC end $FUNC%return bits 2"
-	echo "$list" | grep -q "$re samples [0-9]* missed [0-9]* memory [0-9]*\$" &&
+	re="^name $FUNC mode kretprobe start $FUNC end $FUNC%return bits 2 samples [0-9]*"
+	echo "$list" | grep -q "$re missed [0-9]* memory [0-9]* maxactive [0-9]*\$" &&
 	echo "$list" | grep -q "^name $f mode $FPROBE_MODE start $f end $f%return bits 3 " &&
 	echo "$list" | grep -q \
 		"^name sirq mode pair start tp:softirq_entry end tp:softirq_exit bits 5 " &&
@@ -457,6 +457,56 @@ check_inflight_remove() {
 }
 ktap_test_result "a trace removed with a call in flight goes at once, in every form" \
 	check_inflight_remove
+
+# maxactive N: where the probe has a pool of calls in flight (kretprobes,
+# and fprobes before 6.14), it holds N calls at once: of two calls asleep
+# in pause(), one is timed and one missed, in every form and a group (on
+# one CPU: pcpu: misses a call that migrates, as documented). On
+# the function-graph tracer, fprobe: and groups have no pool and refuse
+# it (EOPNOTSUPP), creating nothing.
+# two_paused TRACE NAME: TRACE with maxactive 1, and two calls in flight.
+two_paused() {
+	r=$(ctl "$1 maxactive 1")
+	[ "$r" = OK ] || { ktap_print_msg "$1 maxactive 1: $r"; return 1; }
+	listed=$(field "$2" maxactive)
+	taskset 1 "$HELPER" pause 60 &
+	a=$!
+	taskset 1 "$HELPER" pause 60 &
+	b=$!
+	ks_wait_for 60 ks_in_pause $a && ks_wait_for 60 ks_in_pause $b
+	r=$?
+	kill -USR1 $a $b
+	wait $a $b
+	s=$(field "$2" samples)
+	m=$(field "$2" missed)
+	[ "$(ctl "remove $2")" = OK ] || return 1
+	ktap_print_msg "$1 maxactive 1 (listed $listed): of 2 calls in flight," \
+		"$s timed, $m missed"
+	[ $r -eq 0 ] && [ "$listed" = 1 ] && [ "$s" = 1 ] && [ "$m" = 1 ]
+}
+check_maxactive() {
+	P=__x64_sys_pause
+	for f in kretprobe pcpu:; do
+		two_paused "trace $(form $f)$P" $P || return 1
+	done
+	[ -n "$FPROBE" ] || return 0
+	if ks_fprobe_on_fgraph; then
+		for t in "trace fprobe:$P maxactive 4" \
+			 "trace fprobe:__*sys_pause as pz maxactive 4"; do
+			: > "$KS/error_log"
+			r=$(ctl "$t")
+			[ "$r" = EOPNOTSUPP ] && [ ! -e "$KS/$P" ] && [ ! -e "$KS/pz" ] &&
+				grep -q 'maxactive: on this kernel fprobe keeps .* no pool' \
+					"$KS/error_log" ||
+				{ ktap_print_msg "$t: $r, not refused as it should be"; return 1; }
+		done
+		return 0
+	fi
+	# ftrace names pause() __x64_sys_pause or __do_sys_pause (one address).
+	two_paused "trace fprobe:$P" $P && two_paused "trace fprobe:__*sys_pause as pz" pz
+}
+ktap_test_result "maxactive N holds N calls in flight where the probe has a pool" \
+	check_maxactive
 
 # rmmod kstats_trace does not wait for calls in flight, in any form: it
 # returns while the call still sleeps in the function.
