@@ -271,7 +271,7 @@ sources_check() {
 	[ -z "$unused" ] && ! git grep -qw kstats_create -- include lib kernel samples
 	result $? "lib/kstats.c exports only what other code uses; kstats_new() is the one constructor"
 	grep -qx '+	bool "kstats: per-CPU latency distributions in debugfs"' patches/01-lib-kstats.patch &&
-		grep -q '^+config KSTATS_TRACE$' patches/06-kernel-trace.patch &&
+		grep -q '^+config KSTATS_TRACE$' patches/08-kernel-trace.patch &&
 		! grep -q '^+config KSTATS_TRACE' patches/0[12]-*.patch
 	result $? "CONFIG_KSTATS is a bool; CONFIG_KSTATS_TRACE is in kernel/trace/Kconfig"
 

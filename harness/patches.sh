@@ -118,7 +118,39 @@ Seen on a KASAN kernel under failslab: register_kretprobe() returned 0,
 and unregister_kretprobe() then cleared kp->addr without a warning.
 
 Return the error of arm_kprobe(), as before the conversion."
-"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace_control.c kernel/trace/kstats_trace_errlog.c kernel/trace/kstats_trace_parse.c kernel/trace/kstats_trace_sym.c kernel/trace/kstats_trace_func.c kernel/trace/kstats_trace_anchor.c kernel/trace/kstats_trace_pair.c kernel/trace/kstats_trace_group.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_compat.h kernel/trace/kstats_trace_record.h kernel/trace/kstats_trace_kunit.c|patches/06-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
+"fgraph: Undo a failed registration as unregistration does||patches/06-fgraph-register-error.patch|register_ftrace_graph() sets FTRACE_OPS_FL_GRAPH in the ops, and for
+the first ops starts graph tracing (the shadow stacks and the
+sched_switch probe), before ftrace_startup_subops(); when that fails
+(-ENOMEM from ftrace's filter hashes) its error path clears neither.
+Every later registration of the same ops then WARNs 'function graph ops
+registered again' and fails with -EBUSY, and a registration of another
+ops WARNs in tracepoint_add_func(), whose sched_switch probe is there
+already. fprobe has one fgraph_ops for all its fprobes: after one such
+failure when memory ran short, no fprobe with an exit handler can be
+registered again until the next boot.
+
+Seen on a KASAN kernel under failslab, registering an fprobe with its
+Nth allocation failed, N over every fault point of the registration:
+first the one WARN, then, with the flag cleared, the other.
+
+Undo in the error path what unregister_ftrace_graph() undoes: the flag,
+the entry function, the direct call, and, where graph tracing was
+started, the return and entry functions and the sched_switch probe."
+"fprobe: Do not warn when the function-graph ops cannot be registered||patches/07-fprobe-graph-nomem.patch|The first fprobe with an exit handler registers fprobe_graph_ops, and
+fprobe_graph_add_ips() warns if register_ftrace_graph() fails. It fails
+without a bug: with -ENOMEM when the kmem_cache of the shadow stacks or
+the shadow stacks of the tasks that have none cannot be allocated, and
+with -ENOSPC when the other users of the function-graph tracer hold
+every index. The error is returned to the caller, which already undoes
+the registration; the warning makes a machine with panic_on_warn panic
+when memory runs short.
+
+Seen on a KASAN kernel under failslab: registering the first fprobe
+failed in __kmem_cache_create_args(fgraph_stack), then WARNed at
+fprobe.c:296 and panicked with panic_on_warn.
+
+Return the error without a warning."
+"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace_control.c kernel/trace/kstats_trace_errlog.c kernel/trace/kstats_trace_parse.c kernel/trace/kstats_trace_sym.c kernel/trace/kstats_trace_func.c kernel/trace/kstats_trace_anchor.c kernel/trace/kstats_trace_pair.c kernel/trace/kstats_trace_group.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_compat.h kernel/trace/kstats_trace_record.h kernel/trace/kstats_trace_kunit.c|patches/08-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
 /sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
 function from entry to return with a kretprobe, a kretprobe keeping the
 entry time per CPU (pcpu:) or an fprobe (fprobe:), and the code between
@@ -139,7 +171,7 @@ module parameter, checked before anything is allocated.
 The KUnit suite tests the parser on a table of good and bad lines, and
 traces of its own functions, so it is built with the function tracer's
 flags like the ftrace selftest."
-"samples: add kstats samples|samples/kstats|patches/07-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
+"samples: add kstats samples|samples/kstats|patches/09-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
 timed on a kernel thread per CPU. kstats_bench is a microbenchmark of
 kernel functions and clocks built on kstats, which handles the usual
 traps (dead code, warm-up, data set, clock overhead, preemption,
@@ -154,7 +186,7 @@ their slot, MAD, a terminal histogram, JSON, CSV and OpenMetrics
 output, the samples of each interval of a live metric, the difference
 of two snapshots, and an A/B comparison with a two-sample test; and a
 gnuplot wrapper. Tests run on fixtures rendered from known samples."
-"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats-heatmap.svg|patches/08-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
+"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats-heatmap.svg|patches/10-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
 interface and the _control commands with their errors, the pairing
 rules of probes, the measured costs, the benchmark sample and the API."
 )
@@ -304,14 +336,18 @@ error_log; bounded percentiles, compare, merge and OpenMetrics output in
 the tool; KUnit suites, kselftests, and a benchmark module that handles
 the traps of microbenchmarks.
 
-Patches 3 and 4 change existing code. kstats attaches to a tracepoint
+Patches 3 to 7 change existing code. kstats attaches to a tracepoint
 as fprobe_events does, through the tracepoint's probe stub (a probe of
 the tracepoint's own type, for kCFI) with its own data, and
 fprobe_events' t: events would count each hit once more per such probe;
 patch 3 makes them act only on the calls made for their own probe.
-Patch 4 fixes a use-after-free of kprobes that kstats' fault-injection
-tests found: a kprobe on ftrace whose disarm cannot allocate ftrace's new
-filter stays in kprobe_table, registered, while its owner frees it.
+Patches 4 to 6 fix what kstats' fault-injection tests found when memory
+runs out: a kprobe on ftrace whose disarm cannot allocate ftrace's new
+filter stays in kprobe_table, registered, while its owner frees it (a
+use-after-free, patch 4); register_kprobe() returns 0 for a probe it
+could not arm (patch 5); an fgraph_ops whose registration failed can never
+be registered again (patch 6), and fprobe WARNs when that registration
+fails (patch 7).
 
 The series applies to Linux %(series)s (Debian's %(kernel)s).
 Tested on x86_64 (qemu, the test kernel with KASAN, lockdep and kmemleak,

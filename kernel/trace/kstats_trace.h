@@ -320,13 +320,14 @@ unsigned long kstats_trace_krp_missed(struct kstats_trace *t);
 void kstats_trace_fp_init(void);
 u64 kstats_trace_fp_new_gen(void);
 #if KSTATS_FPROBE_FGRAPH
-void kstats_trace_fgraph_hold(struct kstats_trace *t);
+int kstats_trace_fgraph_hold(struct kstats_trace *t);
 void kstats_trace_fgraph_put(struct kstats_trace *t);
 void kstats_trace_fgraph_cancel(void);
 void kstats_trace_fgraph_release(void);
 #else
-static inline void kstats_trace_fgraph_hold(struct kstats_trace *t)
+static inline int kstats_trace_fgraph_hold(struct kstats_trace *t)
 {
+	return 0;
 }
 
 static inline void kstats_trace_fgraph_put(struct kstats_trace *t)

@@ -153,7 +153,8 @@ u64 kstats_trace_fp_new_gen(void)
  * While fprobe holds index 0, any other user of fgraph makes it WARN the
  * same way: the anchor is registered twice, to leave that index. The
  * kernel bug stays for a return after the hold, and for an index 0 that
- * the second registration comes back to (kstats.rst).
+ * the second registration comes back to (kstats.rst). A trace whose
+ * anchor cannot be registered (no memory) is refused.
  */
 static unsigned int kstats_trace_fgraph_hold_secs = 60;
 module_param_named(fgraph_hold_secs, kstats_trace_fgraph_hold_secs, uint, 0644);
@@ -207,9 +208,10 @@ static DECLARE_DELAYED_WORK(kstats_trace_fgraph_work, kstats_trace_fgraph_work_f
 
 /*
  * Before @t's fprobe is registered: the anchor, registered if it is not.
- * If it cannot be, @t goes on without it (the kernel's own exposure).
+ * Returns 0, or the error of its registration: @t is then refused, not
+ * left to the kernel's bug, and is no user of the anchor.
  */
-void kstats_trace_fgraph_hold(struct kstats_trace *t)
+int kstats_trace_fgraph_hold(struct kstats_trace *t)
 {
 	unsigned long ip = (unsigned long)kstats_trace_anchor;
 	int ret;
@@ -229,13 +231,16 @@ void kstats_trace_fgraph_hold(struct kstats_trace *t)
 			unregister_fprobe(&kstats_trace_fgraph_fp);
 			ret = register_fprobe_ips(&kstats_trace_fgraph_fp, &ip, 1);
 		}
-		if (ret)
-			pr_warn_ratelimited("%s: cannot hold fprobe's function-graph ops: %d\n",
-					    t->name, ret);
-		kstats_trace_fgraph_held = !ret;
+		if (ret) {
+			kstats_trace_err(NULL, "%s: cannot hold fprobe's function-graph ops: %d",
+					 t->name, ret);
+			return ret;
+		}
+		kstats_trace_fgraph_held = true;
 	}
 	kstats_trace_fgraph_users++;
 	t->fgraph_user = true;
+	return 0;
 }
 
 /* @t, whose fprobe is unregistered, is freed. */
@@ -359,9 +364,10 @@ int kstats_trace_fp_attach(struct kstats_trace *t)
 					  "its fprobe's pool of calls in flight");
 	}
 #endif
+	if (!ret)
+		ret = kstats_trace_fgraph_hold(t);
 	if (ret)
 		return ret;
-	kstats_trace_fgraph_hold(t);
 	/* Filters and the gap are set before attach, and never change. */
 	if (t->pid || t->cgrp || t->gap) {
 		t->fp.entry_handler = kstats_fprobe_handler(kstats_trace_fp_entry);

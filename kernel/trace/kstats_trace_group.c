@@ -383,7 +383,9 @@ int kstats_trace_grp_attach(struct kstats_trace *t)
 	ret = kstats_trace_fprobe_clash(t, ips, n);
 	if (ret)
 		goto out;
-	kstats_trace_fgraph_hold(t);
+	ret = kstats_trace_fgraph_hold(t);
+	if (ret)
+		goto out;
 	ret = register_fprobe_ips(&t->fp, ips, n);
 	if (ret)
 		kstats_trace_err(t->start.sym, "%s: cannot put an fprobe on the %u functions of %s: %d",

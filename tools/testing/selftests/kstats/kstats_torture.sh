@@ -428,16 +428,23 @@ fi
 
 # -- add with its Nth allocation failed ---------------------------------------
 # The add of a kretprobe (trace FUNC) and, with KSTATS_RN_SWEEP=all, of a
-# pair of kprobes on ftrace, with the Nth fault injection point of its
-# write failing, N from 1 until the add no longer reaches the Nth: each
-# time the add fails and nothing of it is listed, or it succeeds, counts
-# every call, and removes. kprobes said it had registered a kprobe on
-# ftrace that it could not arm (ftrace had no memory for its filter): the
-# trace counted nothing, and its remove found the kprobe "kept".
+# pair of kprobes on ftrace and of an fprobe, with the Nth fault injection
+# point of its write failing, N from 1 until the add no longer reaches the
+# Nth: each time the add fails and nothing of it is listed, or it
+# succeeds, counts every call, and removes. kprobes said it had registered
+# a kprobe on ftrace that it could not arm (ftrace had no memory for its
+# filter): the trace counted nothing, and its remove found the kprobe
+# "kept". The fprobe's sweep starts with the function-graph tracer
+# unregistered (kstats_trace's hold of it let go at once): the add
+# registers it, and 7.3's fprobe WARNed when that failed.
 ktap_print_msg "$(date +%T) add with its Nth allocation failed"
 AN_FORMS="trace $F getppid"
 [ "${KSTATS_RN_SWEEP:-all}" = check ] ||
-	AN_FORMS="$AN_FORMS|trace an start __x64_sys_getpid end $F pair"
+	AN_FORMS="$AN_FORMS|trace an start __x64_sys_getpid end $F pair|trace fprobe:$F getppid"
+HOLD=/sys/module/kstats_trace/parameters/fgraph_hold_secs
+# fgraph_released: kstats_trace holds no fprobe (it holds one on
+# kstats_trace_anchor while it has fprobes, and fgraph_hold_secs after).
+fgraph_released() { ! grep -q '^kstats_trace_anchor' "$TRACEFS/enabled_functions"; }
 add_nth() {
 	rc=0
 	ks_mark "add nth begin (kstats_torture $$)"
@@ -447,7 +454,19 @@ add_nth() {
 	while read -r form; do
 		cmd=${form% *}
 		name=$(echo "$cmd" | awk '{ print $2 }')
-		if ! p=$("$H" add-nth "$K" "$name" "${form##* }" "$cmd" < /dev/null); then
+		name=${name#fprobe:}
+		hold=""
+		case $cmd in
+		"trace fprobe:"*)
+			hold=$(cat "$HOLD")
+			echo 0 > "$HOLD"
+			ks_wait_for 60 fgraph_released ||
+				{ echo "# $cmd: the hold of fgraph is not let go"; rc=1; } ;;
+		esac
+		p=$("$H" add-nth "$K" "$name" "${form##* }" "$cmd" < /dev/null)
+		r=$?
+		[ -z "$hold" ] || echo "$hold" > "$HOLD"
+		if [ $r -ne 0 ]; then
 			echo "# $p"
 			rc=1
 			continue
@@ -746,8 +765,10 @@ torture() {
 	bad=0
 	for w in $WORKERS; do
 		w=${w%%:*}
+		met=never
+		[ -e "$T/met.$w" ] && met="after $(($(stat -c %Y "$T/met.$w") - t0)) s"
 		ktap_print_msg "worker $w: $(grep -c '^ok ' "$T/ops.$w") ok," \
-			"$(grep -c '^failed ' "$T/ops.$w") failed"
+			"$(grep -c '^failed ' "$T/ops.$w") failed, its least done $met"
 		short "$w" > "$T/short"
 		[ -s "$T/short" ] || continue
 		sed "s/^/# worker $w: too few: /" "$T/short"
