@@ -5,11 +5,13 @@
 
 H := harness
 
-.PHONY: help demo check module dkms patches patches-build kunit kernel bench bench-kstats bench-trace bench-tool bench-peers torture cfi kernel-debug vm-shell vm-run clean-cache
+.PHONY: help demo check check-quick module dkms patches patches-build kunit kernel bench bench-kstats bench-trace bench-tool bench-peers torture cfi kernel-debug vm-shell vm-run clean-cache
 
 help:
 	@echo "make demo                     build, boot the VM, show the sample's distribution"
 	@echo "make check                    every test; ends with 'N passed, N failed'"
+	@echo "make check-quick              the tests without VM or x86 kernel build: checks"
+	@echo "                              of the sources, KUnit in UML, the tools' tests"
 	@echo "make module [KDIR=...]        kstats.ko and friends for an installed kernel"
 	@echo "make dkms                     install the modules with DKMS for the running kernel"
 	@echo "make patches                  the upstream patch series, in build/patches"
@@ -35,6 +37,9 @@ demo:
 
 check:
 	@$(H)/check.sh
+
+check-quick:
+	@$(H)/check.sh --quick
 
 module:
 	@$(H)/module.sh $(KDIR)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# usage: harness/check.sh
+# usage: harness/check.sh [--quick]
 #
 # Every kstats test: kernel-style checks of the kernel files and of the
 # patch series, the KUnit suites and kselftests in the x86_64 VM (debug
@@ -10,12 +10,20 @@
 # each as the first command on a fresh machine, the KUnit suite in UML
 # and a build after each patch of the series (in the background while the
 # VM runs). Ends with one line
-# "N passed, N failed, N skipped".
+# "N passed, N failed, N skipped". --quick (make check-quick) runs only
+# what needs neither VM nor x86 kernel build: the checks of the sources,
+# KUnit in UML and the tools' tests.
 set -u
 . "$(dirname "$0")/lib.sh"
 # Whatever way make check ends (a failure, Ctrl-C, a kill), everything it
 # started stops with it: the builds, the VMs and the tests beside them.
 own_run "$@"
+QUICK=0
+case ${1:-} in
+--quick) QUICK=1 ;;
+"") ;;
+*) echo "usage: harness/check.sh [--quick]" >&2; exit 2 ;;
+esac
 trap 'stop_run' EXIT
 trap 'echo "make check interrupted: stopping what it started" >&2; stop_run; exit 130' INT TERM HUP
 # fgwait CMD...: CMD, waited for with wait, which a signal interrupts: the trap
@@ -194,22 +202,6 @@ if ! "$HARNESS/tree.sh" > "$LOGS/tree.log" 2>&1; then
 fi
 set_paths
 
-# Started now: the debug kernel's build (both cores; step 1 waits for it)
-# and beside it the tests on Debian's kernels (their packages' download,
-# the modules' builds and one VM on one host thread; reported in step 5,
-# and done before the VM of step 1 boots: one VM at a time), then make
-# bench-peers on a few calls: what it measures, every peer on Debian's
-# 6.12, is what its cases count.
-"$HARNESS/build-x86.sh" debug > "$LOGS/build-debug.log" 2>&1 &
-BUILD=$!
-(for series in 7.x 6.12 6.1; do
-	"$HARNESS/stock.sh" "$series" > "$LOGS/stock-$series.log" 2>&1
-	echo "stock exit $?" >> "$LOGS/stock-$series.log"
- done
- CALLS=200 ROUNDS=1 MEASURE=instructions "$HARNESS/bench-peers.sh" \
-	> "$LOGS/bench-peers.log" 2>&1
- echo "bench-peers exit $?" >> "$LOGS/bench-peers.log") &
-STOCK=$!
 
 # sources_check: step 3, the checks of the sources and of the series that
 # need no kernel build, run first in the chain beside the VM (they took a
@@ -356,8 +348,10 @@ tools_check() {
 		make -s -C "$tk" install DESTDIR="$LOGS/install" PREFIX=/usr &&
 			[ -x "$LOGS/install/usr/bin/kstats" ] && [ -x "$LOGS/install/usr/bin/kstats-plot" ] &&
 			[ -f "$LOGS/install/usr/share/man/man1/kstats-plot.1" ] &&
-			[ -f "$LOGS/install/usr/share/man/man1/kstats.1" ]
-		verdict $? "tools/kstats: make install"
+			[ -f "$LOGS/install/usr/share/man/man1/kstats.1" ] &&
+			"$LOGS/install/usr/bin/kstats-plot" -t dumb "$tk/tests/corpus/two-slots" \
+				> "$LOGS/install-plot.txt" 2>&1 && grep -q 'two-slots' "$LOGS/install-plot.txt"
+		verdict $? "tools/kstats: make install, and the installed kstats-plot plots"
 	fi
 	if make -s -C "$tk" fuzz > "$LOGS/fuzz-build.log" 2>&1; then
 		rm -rf "$LOGS/corpus" && cp -r "$tk/tests/corpus" "$LOGS/corpus"
@@ -373,6 +367,86 @@ tools_check() {
 		echo "FAIL: build the fuzz target"
 	fi
 }
+
+# report_sources, report_tools, report_kunit: the verdicts of
+# sources_check, tools_check and harness/kunit.sh (UML), from their logs,
+# counted.
+report_sources() {
+	grep -vE '^(PASS|FAIL|SKIP): ' "$LOGS/sources.log" || true
+	verdicts < "$LOGS/sources.log"
+	expect_verdicts "$LOGS/sources.log" "the checks of the sources" "make htmldocs:" \
+		"htmldocs warnings are matched by file"
+}
+report_tools() {
+	tk=$TOP/tools/kstats
+	sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log" | grep -vE '^TOOLS_(BEGIN|END)$' |
+		grep -vE '^PASS: ' | grep -vE '^TOOL_TESTS ' || true
+	verdicts < <(sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log")
+	set -- $(sed -n 's/^TOOL_TESTS \([0-9]*\) \([0-9]*\)$/\1 \2/p' "$LOGS/chain.log")
+	if [ $# -eq 2 ]; then
+		PASSED=$((PASSED + $1))
+		FAILED=$((FAILED + $2))
+	else
+		fail "tools/kstats tests: no results"
+	fi
+	grep -q '^TOOLS_END$' "$LOGS/chain.log" || fail "tools/kstats: the tests did not finish"
+}
+report_kunit() {
+	local krc summary kp kf ks
+	krc=$(cat "$LOGS/kunit.rc" 2>/dev/null || echo 1)
+	grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|^# |not ok|Ran [0-9]+ tests' "$LOGS/kunit.log" |
+		sed 's/^\[[0-9:]*\] //'
+	summary=$(grep -oE 'Ran [0-9]+ tests?: .*' "$LOGS/kunit.log" | tail -n 1)
+	if [ -z "$summary" ]; then
+		tail -n 40 "$LOGS/kunit.log"
+		fail "KUnit: no results (exit $krc)"
+		return
+	fi
+	kp=$(echo "$summary" | grep -oE 'passed: [0-9]+' | grep -oE '[0-9]+' || echo 0)
+	kf=$(echo "$summary" | grep -oE '(failed|crashed): [0-9]+' | grep -oE '[0-9]+' |
+		paste -sd+ | bc 2>/dev/null || echo 0)
+	ks=$(echo "$summary" | grep -oE 'skipped: [0-9]+' | grep -oE '[0-9]+' || echo 0)
+	PASSED=$((PASSED + ${kp:-0}))
+	FAILED=$((FAILED + ${kf:-0}))
+	SKIPPED=$((SKIPPED + ${ks:-0}))
+	[ "$krc" -eq 0 ] || [ "${kf:-0}" -gt 0 ] || fail "KUnit: kunit.py exit $krc"
+	echo "KUnit: $summary"
+}
+
+# make check-quick (check.sh --quick): what needs no VM and no x86 kernel
+# build, for the edit-test loop: the checks of the sources and of the
+# series, the KUnit suite in UML and the tools' tests, one after another
+# on both cores. make check runs all of it too.
+if [ "$QUICK" = 1 ]; then
+	step "[1/3] checkpatch --strict, kernel-doc and docutils on the sources"
+	sources_check > "$LOGS/sources.log" 2>&1
+	report_sources
+	step "[2/3] KUnit suite in UML"
+	"$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
+	echo $? > "$LOGS/kunit.rc"
+	report_kunit
+	step "[3/3] tools/kstats: build, tests on generated fixtures, fuzzing"
+	(echo TOOLS_BEGIN; tools_check; echo TOOLS_END) > "$LOGS/chain.log" 2>&1
+	report_tools
+	finish
+fi
+
+# Started now: the debug kernel's build (both cores; step 1 waits for it)
+# and beside it the tests on Debian's kernels (their packages' download,
+# the modules' builds and one VM on one host thread; reported in step 5,
+# and done before the VM of step 1 boots: one VM at a time), then make
+# bench-peers on a few calls: what it measures, every peer on Debian's
+# 6.12, is what its cases count.
+"$HARNESS/build-x86.sh" debug > "$LOGS/build-debug.log" 2>&1 &
+BUILD=$!
+(for series in 7.x 6.12 6.1; do
+	"$HARNESS/stock.sh" "$series" > "$LOGS/stock-$series.log" 2>&1
+	echo "stock exit $?" >> "$LOGS/stock-$series.log"
+ done
+ CALLS=200 ROUNDS=1 MEASURE=instructions "$HARNESS/bench-peers.sh" \
+	> "$LOGS/bench-peers.log" 2>&1
+ echo "bench-peers exit $?" >> "$LOGS/bench-peers.log") &
+STOCK=$!
 
 # The debug kernel (KASAN, lockdep, kmemleak...) runs the VM of steps 1
 # and 6; the bisect builds of step 9 start from its objects. `make demo` and
@@ -514,23 +588,9 @@ else
 fi
 step "[3/9] checkpatch --strict, kernel-doc and docutils on the sources (beside the VM)"
 wait "$CHAIN"
-grep -vE '^(PASS|FAIL|SKIP): ' "$LOGS/sources.log" || true
-verdicts < "$LOGS/sources.log"
-expect_verdicts "$LOGS/sources.log" "the checks of the sources" "make htmldocs:" \
-	"htmldocs warnings are matched by file"
+report_sources
 step "[4/9] tools/kstats: build, tests on generated fixtures, fuzzing, plots (the first run beside the VM)"
-tk=$TOP/tools/kstats
-sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log" | grep -vE '^TOOLS_(BEGIN|END)$' |
-	grep -vE '^PASS: ' | grep -vE '^TOOL_TESTS ' || true
-verdicts < <(sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log")
-set -- $(sed -n 's/^TOOL_TESTS \([0-9]*\) \([0-9]*\)$/\1 \2/p' "$LOGS/chain.log")
-if [ $# -eq 2 ]; then
-	PASSED=$((PASSED + $1))
-	FAILED=$((FAILED + $2))
-else
-	fail "tools/kstats tests: no results"
-fi
-grep -q '^TOOLS_END$' "$LOGS/chain.log" || fail "tools/kstats: the tests beside the VM did not finish"
+report_tools
 if [ -x "$tk/kstats" ]; then
 	if [ -s "$LOGS/sample_kmalloc" ]; then
 		"$tk/kstats" --json "$LOGS/sample_kmalloc" > "$LOGS/sample.json"
@@ -648,24 +708,7 @@ expect_verdicts "$LOGS/interrupt.log" "harness/interrupt-test.sh" "make check in
 	"make vm-run interrupted"
 wait
 step "[8/9] KUnit suite in UML (in the background since step 1, after the bisect builds)"
-krc=$(cat "$LOGS/kunit.rc" 2>/dev/null || echo 1)
-grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|^# |not ok|Ran [0-9]+ tests' "$LOGS/kunit.log" |
-	sed 's/^\[[0-9:]*\] //'
-summary=$(grep -oE 'Ran [0-9]+ tests?: .*' "$LOGS/kunit.log" | tail -n 1)
-if [ -z "$summary" ]; then
-	tail -n 40 "$LOGS/kunit.log"
-	fail "KUnit: no results (exit $krc)"
-else
-	kp=$(echo "$summary" | grep -oE 'passed: [0-9]+' | grep -oE '[0-9]+' || echo 0)
-	kf=$(echo "$summary" | grep -oE '(failed|crashed): [0-9]+' | grep -oE '[0-9]+' |
-		paste -sd+ | bc 2>/dev/null || echo 0)
-	ks=$(echo "$summary" | grep -oE 'skipped: [0-9]+' | grep -oE '[0-9]+' || echo 0)
-	PASSED=$((PASSED + ${kp:-0}))
-	FAILED=$((FAILED + ${kf:-0}))
-	SKIPPED=$((SKIPPED + ${ks:-0}))
-	[ "$krc" -eq 0 ] || [ "${kf:-0}" -gt 0 ] || fail "KUnit: kunit.py exit $krc"
-	echo "KUnit: $summary"
-fi
+report_kunit
 
 step "[9/9] the series is bisectable: the kernel (debug configuration) builds after each patch (in the background since step 1)"
 grep -q '^FAIL: ' "$LOGS/bisect.log" && grep -B 22 '^FAIL: ' "$LOGS/bisect.log" | grep -v '^PASS'
