@@ -199,6 +199,13 @@ command -v gnuplot >/dev/null || { echo "kstats-plot: gnuplot not found" >&2; ex
 KSTATS=$(dirname "$0")/kstats
 [ -x "$KSTATS" ] || KSTATS=$(command -v kstats) ||
 	{ echo "kstats-plot: kstats not found (make -C tools/kstats install)" >&2; exit 1; }
+# Its awk and sh files: plot/ beside it in the source tree, installed in
+# ../share/kstats/plot (make -C tools/kstats install).
+KP_LIB=$(dirname "$0")/plot
+[ -e "$KP_LIB/curves.awk" ] || KP_LIB=$(dirname "$0")/../share/kstats/plot
+[ -e "$KP_LIB/curves.awk" ] ||
+	{ echo "kstats-plot: its files are not in $KP_LIB (make -C tools/kstats install)" >&2
+	  exit 1; }
 
 # An error about input or output $1 (printf: a name is printed as it is).
 input_error() {
@@ -276,126 +283,6 @@ for input in "$@"; do
 		ln -s -- "$d/kstats/$input" "$tmp/in$k"
 	fi
 done
-cat > "$tmp/read.sh" <<'READ'
-# read.sh K: the text of input K.
-if [ -n "$KP_HOST" ]; then
-	exec ssh -- "$KP_HOST" "cat /sys/kernel/debug/kstats/$(cat "$KP_TMP/rname$1")"
-fi
-exec cat "$KP_TMP/in$1"
-READ
-
-# The ticks of an axis, gnuplot's "set Xtics (...)" with a label for each
-# major tick: engineering notation, with the unit's prefix (1 us, 10 us,
-# 1 ms, 10000 s, 1e5 s; without a unit 500, 1k, 10k, 1M), one style for
-# the whole axis.
-# gnuplot reads a label as the format of its position: a % is %%.
-cat > "$tmp/ticks.awk" <<'TICKS'
-function floor(x) { return x == int(x) ? x : x < 0 ? int(x) - 1 : int(x) }
-function ceil(x) { return -floor(-x) }
-function log10(x) { return log(x) / log(10) }
-# v (in the base unit: s, or the values' own) as 2.5 us, or 2.5k.
-function eng(v, u,   e, s, top) {
-	if (v == 0)
-		return "0"
-	e = floor(log10(v) / 3 + 1e-9)
-	# Up to E, or s for a time: 10000 s, not 10 ks.
-	top = u != "" ? 0 : 6
-	e = e < -4 ? -4 : e > top ? top : e
-	s = sprintf("%.3g", v / 10 ^ (3 * e))
-	if (s + 0 >= 1000 && e < top) {
-		e++
-		s = sprintf("%.3g", v / 10 ^ (3 * e))
-	}
-	if (s ~ /e/)
-		s = sprintf("%.0f", v / 10 ^ (3 * e))
-	# 1e5 s, not 100000 s: the labels of a wide axis stay apart.
-	if (u != "" && v >= 1e5 * (1 - 1e-9)) {
-		e = floor(log10(v) + 1e-9)
-		s = sprintf("%.3g", v / 10 ^ e)
-		return s "e" e " " u
-	}
-	return u != "" ? s " " PFX[e] u : s PFX[e]
-}
-function tick(pos, label, minor) {
-	TLEN = length(label) > TLEN ? length(label) : TLEN
-	TICKS = TICKS (TICKS == "" ? "" : ", ") \
-		(minor ? sprintf("\"\" %.10g 1", pos) : sprintf("\"%s\" %.10g", label, pos))
-}
-# Nice linear ticks between lo and hi (base unit): steps of 1, 2 or 5
-# times a power of ten, about 6 of them.
-function lin_ticks(lo, hi, scale, u,   raw, p, m, step, i, t, n) {
-	raw = (hi - lo) / 6
-	if (raw <= 0)
-		raw = hi > 0 ? hi / 6 : 1
-	p = 10 ^ floor(log10(raw))
-	m = raw / p
-	step = (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p
-	# At most 20 (a bound, whatever lo and hi are).
-	for (i = ceil(lo / step - 1e-9); i * step <= hi * (1 + 1e-9) && n++ < 20; i++) {
-		t = i * step
-		tick(t / scale, eng(t, u), 0)
-	}
-}
-# The ticks of an axis from lo to hi (in the values' unit, scale to the
-# base unit): powers of ten on a logarithmic axis that spans two or more
-# (with 2 and 5 times them when it spans two only), linear ones otherwise.
-function axis_ticks(axis, lo, hi, islog, scale, u,   blo, bhi, k0, k1, k, every, m, t) {
-	TICKS = ""
-	TLEN = 0
-	blo = lo * scale
-	bhi = hi * scale
-	if (islog && blo > 0) {
-		k0 = ceil(log10(blo) - 1e-9)
-		k1 = floor(log10(bhi) + 1e-9)
-	}
-	if (islog && blo > 0 && k1 - k0 >= 1) {
-		every = k1 - k0 + 1 > 10 ? ceil((k1 - k0 + 1) / 10) : 1
-		for (k = k0 - 1; k <= k1 && k <= k0 + 400; k++)
-			for (m = 1; m < 10; m++) {
-				t = m * 10 ^ k
-				if (t < blo * (1 - 1e-9) || t > bhi * (1 + 1e-9))
-					continue
-				if (m == 1 && k % every == 0)
-					tick(t / scale, eng(t, u), 0)
-				else if ((m == 2 || m == 5) && k1 - k0 <= 1)
-					tick(t / scale, eng(t, u), 0)
-				else if (every == 1)
-					tick(t / scale, "", 1)
-			}
-	} else
-		lin_ticks(blo, bhi, scale, u)
-	return "set " axis "tics (" TICKS ")"
-}
-# The range of a value axis, lo to hi with a margin, as the options ask.
-function axis_range(axis, lo, hi, islog, umin, umax,   m) {
-	if (islog) {
-		m = log(hi / lo) * 0.03
-		if (m < 0.02)
-			m = 0.02
-		lo /= exp(m)
-		hi *= exp(m)
-	} else {
-		m = (hi - lo) * 0.03
-		if (m <= 0)
-			m = hi > 0 ? hi * 0.1 : 1
-		lo = lo - m < 0 && lo >= 0 ? 0 : lo - m
-		hi += m
-	}
-	if (umin != "")
-		lo = umin + 0
-	if (umax != "")
-		hi = umax + 0
-	if (lo >= hi)
-		hi = islog ? lo * 10 : lo + 1
-	RLO = lo
-	RHI = hi
-	return sprintf("set %srange [%.10g:%.10g]", axis, lo, hi)
-}
-BEGIN {
-	PFX[-4] = "p"; PFX[-3] = "n"; PFX[-2] = "u"; PFX[-1] = "m"; PFX[0] = ""
-	PFX[1] = "k"; PFX[2] = "M"; PFX[3] = "G"; PFX[4] = "T"; PFX[5] = "P"; PFX[6] = "E"
-}
-TICKS
 
 case $unit in
 ns) scale=1e-9 ;;
@@ -412,7 +299,7 @@ else
 	vlabel="value"
 fi
 KP_TMP=$tmp KP_KSTATS=$KSTATS KP_HOST=$host
-export KP_TMP KP_KSTATS KP_HOST
+export KP_TMP KP_KSTATS KP_HOST KP_LIB
 
 # The last path component of an input, as basename(1), in $label: every
 # character kept (a command substitution would drop final newlines).
@@ -479,58 +366,9 @@ esac
 if [ $heatmap = 1 ]; then
 	name1=$1
 	[ "$1" != - ] || name1="standard input"
-	# A box per interval and slot: x the interval's time span, y the
-	# slot's bounds, colour the samples per second and octave. The
-	# intervals are one CSV, each row led by interval,time,seconds (time:
-	# the interval's end), or, as kstats printed them before, a line
-	# "interval N seconds S ..." above each interval's CSV.
-	cat > "$tmp/heat.awk" <<'HEAT'
-/^interval,time,seconds,/ { csv = 1; n++; next }
-/^interval / {
-	t += secs; secs = $0
-	sub(/.* seconds /, "", secs); sub(/ .*/, "", secs)
-	secs += 0; n++; next
-}
-/^slot,/ || NF < 9 { next }
-csv {
-	if (!started++)
-		t0 = $2 - $3
-	secs = $3; t = $2 - t0 - secs
-	lo = $5 > 0 ? $5 : 0.5; hi = $6 + 1; k = $7
-}
-!csv { lo = $2 > 0 ? $2 : 0.5; hi = $3 + 1; k = $4 }
-{
-  if (secs > 0 && k > 0) {
-	c = k / secs / log(hi / lo) * log(2)
-	# Each box a little larger than its slot and interval: edge to
-	# edge, the antialiasing of images draws a light seam between them.
-	print t + secs / 2, sqrt(lo * hi), t - secs * 0.02, t + secs * 1.02,
-		lo / 1.01, hi * 1.01, c
-	if (!m++ || lo < ylo) ylo = lo
-	if (m == 1 || hi > yhi) yhi = hi
-	if (m == 1 || c < clo) clo = c
-	if (m == 1 || c > chi) chi = c
-  }
-}
-END {
-	if (!n)
-		exit 1
-	if (!m)
-		exit
-	f = dir "/frame.gp"
-	print axis_range("y", ylo, yhi, 1, umin, umax) > f
-	print axis_ticks("y", RLO, RHI, 1, scale, u) > f
-	if (chi <= clo)
-		chi = clo * 2
-	printf "set cbrange [%.10g:%.10g]\n", clo, chi > f
-	print axis_ticks("cb", clo, chi, 1, 1, "") > f
-	# gnuplot places the label by the width of its own labels, not of
-	# those given: right of the longest of these.
-	printf "set cblabel 'samples per second and octave' offset character %d, 0\n", TLEN - 1 > f
-}
-HEAT
-	sh "$tmp/read.sh" 1 | awk -F, -v dir="$tmp" -v scale=$scale -v u="$bunit" \
-		-v umin="$xmin" -v umax="$xmax" -f "$tmp/ticks.awk" -f "$tmp/heat.awk" \
+	# plot/heat.awk: a box per interval and slot.
+	sh "$KP_LIB/read.sh" 1 | awk -F, -v dir="$tmp" -v scale=$scale -v u="$bunit" \
+		-v umin="$xmin" -v umax="$xmax" -f "$KP_LIB/ticks.awk" -f "$KP_LIB/heat.awk" \
 		> "$tmp/heat" ||
 		input_error "$name1" "no intervals (kstats --interval SECS --csv NAME writes them)"
 	[ -s "$tmp/heat" ] || input_error "$name1" "no samples"
@@ -554,356 +392,8 @@ HEAT
 	exit 0
 fi
 
-# The curves, from kstats --csv (slot,lo,hi,count,mean,cdf,...) of each
-# input, read once; with --per-cpu, each CPU's counts from the input's CPU
-# lines, of the slots that kstats read. Writes $KP_TMP/data, a block per
-# curve (gnuplot's index), and prints $KP_TMP/frame.gp: the ranges, ticks,
-# percentile markers and the plot command, numbers and fixed text only;
-# the titles are gnuplot's NAME1 and NAME2. An input that has no samples
-# or CPU lines is said in $KP_TMP/awkerr: K, then what is wrong.
-cat > "$tmp/curves.awk" <<'CURVES'
-function fail(k, msg) {
-	printf "%d %s\n", k, msg > (dir "/awkerr")
-	exit 1
-}
-function min(a, b) { return a == "" || b < a ? b : a }
-function max(a, b) { return a == "" || b > a ? b : a }
-function out(x, y) { printf "%.10g %.10g\n", x, y > data }
-function read_csv(k,   f, line, v, i) {
-	f = dir "/csv" k
-	NS[k] = 0
-	NALL[k] = 0
-	while ((getline line < f) > 0) {
-		if (line ~ /^slot,/)
-			continue
-		split(line, v, ",")
-		i = ++NS[k]
-		SLOT[k, i] = v[1] + 0
-		LO[k, i] = v[2] + 0
-		HI[k, i] = v[3] + 0
-		CNT[k, i] = v[4] + 0
-		MEAN[k, i] = v[5] + 0
-		IDX[k, v[1] + 0] = i
-		NALL[k] += v[4]
-	}
-	close(f)
-	if (!NALL[k])
-		fail(k, "no samples")
-}
-# The curve of input k whose counts are C[1..NS[k]] (means M[]), into the
-# data file; the extent of the value axis into VMIN and VMAX.
-function curve(k,   i, T, c, lo, hi, x0, x1, y, last, cum, first, xa, xb) {
-	T = 0
-	for (i = 1; i <= NS[k]; i++)
-		T += C[i]
-	if (NCURVES++)
-		printf "\n\n" > data
-	last = ""
-	cum = 0
-	first = 1
-	for (i = 1; i <= NS[k]; i++) {
-		if (!(c = C[i]))
-			continue
-		lo = LO[k, i]
-		hi = HI[k, i]
-		x0 = lo > 0 ? lo : lz
-		x1 = hi + 1
-		if (view == "density") {
-			y = c / T / (logv ? log(x1 / (lo > 0 ? lo : 0.5)) / log(2) : hi - lo + 1)
-			if (x0 != last) {
-				if (last != "")
-					out(last, 0)
-				out(x0, 0)
-			}
-			out(x0, y)
-			out(x1, y)
-			last = x1
-			DMAX = max(DMAX, y)
-		} else if (view == "cdf") {
-			if (first)
-				out(x0, 0)
-			cum += c
-			out(x1, cum / T)
-		} else {
-			# The spectrum: the slot's mean for the fractions p of
-			# the samples that it holds, at x = 1/(1-p); the last
-			# sample at 1/(1 - (T-1)/T) = T.
-			xa = T / (T - cum)
-			cum += c
-			xb = cum < T ? T / (T - cum) : T
-			y = M[i] > 0 || !logv ? M[i] : lz
-			out(xa, y)
-			out(xb, y)
-			VMIN = min(VMIN, y)
-			VMAX = max(VMAX, y)
-			XMAX = max(XMAX, T)
-		}
-		if (view != "spectrum") {
-			if (first)
-				VMIN = min(VMIN, x0)
-			VMAX = max(VMAX, x1)
-		}
-		first = 0
-	}
-	if (view == "density" && last != "")
-		out(last, 0)
-}
-function plot(k, cpu, style, title) {
-	PLOT = PLOT (PLOT == "" ? "plot " : ", \\\n\t") \
-		sprintf("KP_DIR.'/data' index %d using 1:($2 * YS) with lines %s title %s %s",
-			NCURVES - 1, style, title, "noenhanced")
-}
-# Each CPU of input k, at most top of them: those whose tail is the
-# slowest, by the slot of their p99 (the first whose cumulative p reaches
-# 0.99), then by their samples: a CPU several times slower than the rest
-# shows, whatever its share of the samples.
-function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t) {
-	f = dir "/text" k
-	split("", TOT)
-	split("", P99)
-	while ((getline line < f) > 0) {
-		split(line, w)
-		if (w[1] == "slot" && w[3] == "CPU" && w[6] > 0) {
-			TOT[w[4] + 0] += w[6]
-			if (w[10] >= 0.99 && (!((w[4] + 0) in P99) || w[2] + 0 < P99[w[4] + 0]))
-				P99[w[4] + 0] = w[2] + 0
-		}
-	}
-	close(f)
-	ncpu = 0
-	for (cpu in TOT)
-		ncpu++
-	if (!ncpu)
-		fail(k, "no CPU lines: --per-cpu needs them (not grep CPUS)")
-	split("", SEL)
-	n = 0
-	for (j = 0; j < (ncpu < top ? ncpu : top); j++) {
-		best = ""
-		for (cpu in TOT)
-			if (!((cpu + 0) in SEL) && (best == "" || P99[cpu] > P99[best] ||
-			    P99[cpu] == P99[best] && (TOT[cpu] > TOT[best] ||
-			    TOT[cpu] == TOT[best] && cpu + 0 < best + 0)))
-				best = cpu
-		SEL[best + 0] = 1
-		list[++n] = best + 0
-	}
-	# In the order of the CPUs.
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && list[j - 1] > list[j]; j--) {
-			t = list[j]; list[j] = list[j - 1]; list[j - 1] = t
-		}
-	if (ncpu > top) {
-		printf "%d the %d of its %d CPUs with the slowest p99\n", k, top, ncpu \
-			> (dir "/notes")
-		TITLE = TITLE (TITLE == "" ? "" : ".'; '.") \
-			sprintf("NAME%d.': the %d of its %d CPUs with the slowest p99'",
-				k, top, ncpu)
-	}
-	split("", PC)
-	split("", PM)
-	while ((getline line < f) > 0) {
-		split(line, w)
-		if (w[1] == "slot" && w[3] == "CPU" && ((w[4] + 0) in SEL) &&
-		    ((k, w[2] + 0) in IDX)) {
-			PC[w[4] + 0, IDX[k, w[2] + 0]] = w[6] + 0
-			PM[w[4] + 0, IDX[k, w[2] + 0]] = w[8] + 0
-		}
-	}
-	close(f)
-	for (j = 1; j <= n; j++) {
-		for (i = 1; i <= NS[k]; i++) {
-			C[i] = (list[j], i) in PC ? PC[list[j], i] : 0
-			M[i] = (list[j], i) in PM ? PM[list[j], i] : 0
-		}
-		curve(k)
-		plot(k, list[j], sprintf("lt %d dt %d", NCURVES, k),
-		     sprintf("NAME%d.' CPU %d'", k, list[j]))
-	}
-}
-# The percentile markers of input k (all its CPUs): a vertical line at
-# the mean of the slot of each percentile's rank (nearest rank, as kstats).
-function markers(k,   np, q, i, j, r, cum, x, colour, ly, ytop) {
-	np = split(pcts, q, ",")
-	colour = percpu ? "lc rgb '#505050'" : sprintf("lc %d", k)
-	for (j = 1; j <= np; j++) {
-		r = q[j] / 100 * NALL[k]
-		r = r == int(r) ? r : int(r) + 1
-		r = r < 1 ? 1 : r > NALL[k] ? NALL[k] : r
-		cum = 0
-		for (i = 1; i <= NS[k]; i++) {
-			cum += CNT[k, i]
-			if (cum >= r)
-				break
-		}
-		x = MEAN[k, i] > 0 || !logv ? MEAN[k, i] : lz
-		# On the CDF, up to the curve's height there (the fraction
-		# q), clear of the key above.
-		ytop = view == "cdf" ? sprintf("first %.10g", q[j] / 100) : "graph 0.99"
-		MARK = MARK sprintf("set arrow from %.10g, graph 0 to %.10g, %s %s\n", x, x,
-				    ytop, "nohead dt 2 " colour)
-		NL++
-		LX[NL] = x
-		LT[NL] = sprintf("p%g", q[j])
-		LC[NL] = percpu ? "rgb '#505050'" : "lt " k
-	}
-}
-# The markers' labels, right of their lines, in rows: at the top of the
-# density (above the curves, see LABELS), at the bottom of the CDF, where
-# the curves are not. From left to right, each in the first row where it
-# clears the labels already there, and the key (top left, keyw characters
-# wide, a row per curve) by a character; the plot is about cols
-# characters wide. Once 6 rows are full, the one that ends first.
-function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln) {
-	for (i = 1; i <= NL; i++) {
-		o[i] = i
-		f[i] = logv ? log(LX[i] / RLO) / log(RHI / RLO) : (LX[i] - RLO) / (RHI - RLO)
-	}
-	for (i = 2; i <= NL; i++)
-		for (j = i; j > 1 && f[o[j - 1]] > f[o[j]]; j--) {
-			t = o[j]; o[j] = o[j - 1]; o[j - 1] = t
-		}
-	# The key's rows: on a terminal (rows, the lines of the graph, given),
-	# each label row that falls on a line of the key's (from the second
-	# below the top border, one per curve) or the one under it; else a
-	# label row per curve of the key.
-	for (r = 0; r < 6; r++) {
-		ln = int((0.03 + 0.05 * r) * rows + 0.5)
-		ROW[r] = -1
-		if (view == "density" && logv &&
-		    (rows ? ln >= 2 && ln <= NCURVES + 2 : r < NCURVES))
-			ROW[r] = keyw / cols
-	}
-	for (i = 1; i <= NL; i++) {
-		w = (length(LT[o[i]]) + 1.5) / cols
-		# Past the right border: left of its line.
-		left = f[o[i]] + w > 1
-		x0 = left ? f[o[i]] - w : f[o[i]]
-		best = 0
-		for (r = 0; r < 6 && ROW[r] > x0; r++)
-			if (ROW[r] < ROW[best])
-				best = r
-		r = r < 6 ? r : best
-		ROW[r] = x0 + w
-		ly = view == "cdf" ? 0.05 + 0.05 * r : 0.97 - 0.05 * r
-		LABELS = LABELS > ly || LABELS == "" ? ly : LABELS
-		at = left ? "right offset character -0.5, 0" : "left offset character 0.5, 0"
-		MARK = MARK sprintf("set label \"%s\" at %.10g, graph %.3f %s tc %s front boxed\n",
-				    LT[o[i]], LX[o[i]], ly, at, LC[o[i]])
-	}
-}
-BEGIN {
-	data = dir "/data.new"
-	printf "" > data
-	for (k = 1; k <= n; k++)
-		read_csv(k)
-	for (k = 1; k <= n; k++) {
-		if (percpu)
-			per_cpu(k)
-		else {
-			for (i = 1; i <= NS[k]; i++) {
-				C[i] = CNT[k, i]
-				M[i] = MEAN[k, i]
-			}
-			curve(k)
-			plot(k, -1, sprintf("lt %d", k), "NAME" k)
-		}
-		if (view != "spectrum" && pcts != "")
-			markers(k)
-	}
-	YS = 1
-	print "unset arrow"
-	print "unset label"
-	print "unset title"
-	if (view == "spectrum") {
-		print axis_range("y", VMIN, VMAX, logv, umin, umax)
-		print axis_ticks("y", RLO, RHI, logv, scale, u)
-		# x = 1/(1-p): 1 is 0%, 10 is 90%, 100 is 99%...; a margin of
-		# 3% of the axis either side (the start of the curve at 0%
-		# off the border).
-		xmax = XMAX * 1.3
-		printf "set xrange [%.10g:%.10g]\n", exp(-0.03 * log(xmax)), xmax
-		TICKS = ""
-		for (k = 0; 10 ^ k <= xmax && k < 30; k++) {
-			if (k < 3)
-				label = sprintf("%d%%%%", 100 - 100 / 10 ^ k)
-			else
-				label = sprintf("%." (k - 2) "f%%%%", 100 - 100 / 10 ^ k)
-			tick(10 ^ k, label, 0)
-			if (k == 0 && 2 <= xmax)
-				tick(2, "50%%", 0)
-			for (m = 2; m < 10; m++)
-				if (m * 10 ^ k <= xmax && (k || m != 2))
-					tick(m * 10 ^ k, "", 1)
-		}
-		print "set xtics (" TICKS ")"
-	} else {
-		print axis_range("x", VMIN, VMAX, logv, umin, umax)
-		print axis_ticks("x", RLO, RHI, logv, scale, u)
-		place_labels()
-		printf "%s", MARK
-		# The linear density per 10^k units of value, k such that its
-		# top reads 0.1 to 1 (not 5e-05 beside 0.0001): per 1 us.
-		if (view == "density" && !logv) {
-			if (DMAX > 0 && DMAX < 0.1)
-				YS = 10 ^ (ceil(-log10(DMAX) - 1e-9) - 1)
-			per = YS == 1 ? "unit of value" : sprintf("%.0f units of value", YS)
-			if (u != "")
-				per = eng(YS * scale, u)
-			printf "set ylabel 'fraction of samples per %s'\n", per
-		}
-		# The density below the lowest row of labels.
-		if (view == "density" && LABELS != "")
-			printf "set yrange [0:%.10g]\n", DMAX * YS / (LABELS - 0.04)
-		else
-			print "set yrange [0:*]"
-	}
-	if (TITLE != "")
-		print "set title " TITLE " noenhanced"
-	printf "YS = %.10g\n", YS
-	print PLOT
-}
-CURVES
-
-# prep.sh: reads each input once, then the curves. Prints kstats' message
-# on a malformed input, naming the input; exits 1 then.
-cat > "$tmp/prep.sh" <<'PREP'
-# An error about input $1: its name, then the message.
-error() {
-	{ printf 'kstats-plot: '; cat "$KP_TMP/name$1"; printf ': %s\n' "$2"; } >&2
-	exit 1
-}
-k=1
-while [ $k -le $KP_N ]; do
-	sh "$KP_TMP/read.sh" $k > "$KP_TMP/text$k" ||
-		error $k "cannot be read"
-	if ! "$KP_KSTATS" --csv - < "$KP_TMP/text$k" > "$KP_TMP/csv$k" 2> "$KP_TMP/err$k"; then
-		# kstats reads standard input, named -: the input's name instead.
-		while IFS= read -r line; do
-			error $k "${line#*: -: }"
-		done < "$KP_TMP/err$k"
-		error $k "kstats failed"
-	fi
-	k=$((k + 1))
-done
-rm -f "$KP_TMP/awkerr" "$KP_TMP/notes"
-if ! awk -v dir="$KP_TMP" -v n=$KP_N -v view=$KP_VIEW -v logv=$KP_LOGV -v lz=$KP_LZ \
-	-v percpu=$KP_PERCPU -v top=$KP_TOP -v pcts="$KP_PCTS" -v scale=$KP_SCALE \
-	-v u="$KP_UNIT" -v umin="$KP_XMIN" -v umax="$KP_XMAX" \
-	-v cols="$KP_COLS" -v keyw="$KP_KEYW" -v rows="$KP_ROWS" \
-	-f "$KP_TMP/ticks.awk" -f "$KP_TMP/curves.awk" > "$KP_TMP/frame.new"; then
-	[ -s "$KP_TMP/awkerr" ] || exit 1
-	read -r k msg < "$KP_TMP/awkerr"
-	error $k "$msg"
-fi
-if [ -z "${KP_LIVE:-}" ] && [ -s "$KP_TMP/notes" ]; then
-	while read -r k msg; do
-		{ printf 'kstats-plot: '; cat "$KP_TMP/name$k"; printf ': %s\n' "$msg"; } >&2
-	done < "$KP_TMP/notes"
-fi
-mv "$KP_TMP/data.new" "$KP_TMP/data"
-mv "$KP_TMP/frame.new" "$KP_TMP/frame.gp"
-PREP
-
+# plot/prep.sh reads each input once (plot/read.sh), then makes the curves
+# and the frame of the plot (plot/ticks.awk, plot/curves.awk).
 KP_N=$# KP_VIEW=$view KP_LOGV=$logv KP_PERCPU=$per_cpu KP_TOP=$top KP_PCTS=$pcts
 KP_SCALE=$scale KP_UNIT=$bunit KP_XMIN=$xmin KP_XMAX=$xmax KP_LZ=0.5
 [ $logv = 1 ] || KP_LZ=0
@@ -927,7 +417,7 @@ KP_KEYW=$(( ${#label1} > ${#label2} ? ${#label1} : ${#label2} ))
 KP_KEYW=$(( KP_KEYW + 10 + (per_cpu ? 7 : 0) ))
 export KP_N KP_VIEW KP_LOGV KP_PERCPU KP_TOP KP_PCTS KP_SCALE KP_UNIT KP_XMIN KP_XMAX KP_LZ
 export KP_COLS KP_KEYW KP_ROWS
-sh "$tmp/prep.sh" || exit 1
+sh "$KP_LIB/prep.sh" || exit 1
 
 case $view in
 density)
@@ -964,7 +454,7 @@ esac
 	echo "load KP_DIR.'/frame.gp'"
 	if [ "$live" != 0 ]; then
 		printf '%s\n' "while (1) { pause $live;" \
-			"system 'KP_LIVE=1 sh \"\$KP_TMP/prep.sh\"'; load KP_DIR.'/frame.gp' }"
+			"system 'KP_LIVE=1 sh \"\$KP_LIB/prep.sh\"'; load KP_DIR.'/frame.gp' }"
 	fi
 } > "$tmp/plot.gp"
 gnuplot -c "$tmp/plot.gp" "$tmp/image" "$tmp" "$label1" "$label2"

@@ -796,6 +796,7 @@ def test_per_cpu(rng):
     d = os.path.join(TMP, 'counted')
     os.mkdir(d)
     shutil.copy(PLOT, os.path.join(d, 'kstats-plot.sh'))
+    shutil.copytree(os.path.join(os.path.dirname(PLOT), 'plot'), os.path.join(d, 'plot'))
     with open(os.path.join(d, 'kstats'), 'w', encoding='ascii') as f:
         f.write('#!/bin/sh\necho run >> "%s/kstats.log"\nexec "%s" "$@"\n' % (TMP, KSTATS))
     os.chmod(os.path.join(d, 'kstats'), 0o755)
@@ -883,6 +884,40 @@ def test_per_cpu(rng):
           rc == 1 and err.startswith('kstats-plot: standard input: no CPU lines'), err)
 
 
+# 15: kstats-plot's awk and sh files: found beside it (plot/) or where
+# make install puts them (../share/kstats/plot), said when missing;
+# plot/ticks.awk's labels, run on their own.
+
+def test_files():
+    good = os.path.join(os.path.dirname(PLOT), 'tests', 'corpus', 'two-slots')
+    if not os.path.exists(good):
+        good = write('two', gen.render({0: [100, 200, 300], 1: [150, 2500]}, 3))
+    inst = os.path.join(TMP, 'inst')
+    os.makedirs(os.path.join(inst, 'bin'))
+    shutil.copy(PLOT, os.path.join(inst, 'bin', 'kstats-plot'))
+    shutil.copy(KSTATS, os.path.join(inst, 'bin', 'kstats'))
+    shutil.copytree(os.path.join(os.path.dirname(PLOT), 'plot'),
+                    os.path.join(inst, 'share', 'kstats', 'plot'))
+    rc, out, err = run(['sh', os.path.join(inst, 'bin', 'kstats-plot'), '-t', 'dumb', good])
+    check('kstats-plot installed: its files from ../share/kstats/plot',
+          rc == 0 and os.path.basename(good) in out, (rc, err))
+    alone = os.path.join(TMP, 'alone')
+    os.mkdir(alone)
+    shutil.copy(PLOT, os.path.join(alone, 'kstats-plot.sh'))
+    shutil.copy(KSTATS, os.path.join(alone, 'kstats'))
+    rc, out, err = run(['sh', os.path.join(alone, 'kstats-plot.sh'), '-t', 'dumb', good])
+    check('kstats-plot without its files -> exit 1, says where it looked',
+          rc == 1 and 'its files are not in' in err and len(err.splitlines()) == 1, (rc, err))
+    labels = write('labels.awk', 'BEGIN { print eng(2.5e-6, "s"); print eng(1e-3, "s"); '
+                   'print eng(10000, "s"); print eng(1e5, "s"); print eng(500, ""); '
+                   'print eng(1000, ""); print eng(1.5e6, ""); print eng(0, "s") }\n')
+    rc, out, err = run(['awk', '-f', os.path.join(os.path.dirname(PLOT), 'plot', 'ticks.awk'),
+                        '-f', labels])
+    want = ['2.5 us', '1 ms', '10000 s', '1e5 s', '500', '1k', '1.5M', '0']
+    check('plot/ticks.awk on its own: engineering labels %s' % want,
+          rc == 0 and out.splitlines() == want, (rc, out, err))
+
+
 def test_harness_plot():
     """harness/plot.sh: no file name reaches a shell or gnuplot as code."""
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
@@ -953,6 +988,7 @@ def main():
             test_terminal_key(rng)
             test_spectrum(rng)
             test_per_cpu(rng)
+            test_files()
             test_harness_plot()
     finally:
         for root, dirs, _ in os.walk(TMP):

@@ -1,0 +1,309 @@
+# SPDX-License-Identifier: GPL-2.0
+# kstats-plot: the curves, from kstats --csv (slot,lo,hi,count,mean,cdf,...)
+# of each input, read once; with --per-cpu, each CPU's counts from the
+# input's CPU lines, of the slots that kstats read. Writes $KP_TMP/data, a
+# block per curve (gnuplot's index), and prints $KP_TMP/frame.gp: the
+# ranges, ticks, percentile markers and the plot command, numbers and fixed
+# text only; the titles are gnuplot's NAME1 and NAME2. An input that has no
+# samples or CPU lines is said in $KP_TMP/awkerr: K, then what is wrong.
+# Run by plot/prep.sh after plot/ticks.awk, with the variables it gives.
+function fail(k, msg) {
+	printf "%d %s\n", k, msg > (dir "/awkerr")
+	exit 1
+}
+function min(a, b) { return a == "" || b < a ? b : a }
+function max(a, b) { return a == "" || b > a ? b : a }
+function out(x, y) { printf "%.10g %.10g\n", x, y > data }
+function read_csv(k,   f, line, v, i) {
+	f = dir "/csv" k
+	NS[k] = 0
+	NALL[k] = 0
+	while ((getline line < f) > 0) {
+		if (line ~ /^slot,/)
+			continue
+		split(line, v, ",")
+		i = ++NS[k]
+		SLOT[k, i] = v[1] + 0
+		LO[k, i] = v[2] + 0
+		HI[k, i] = v[3] + 0
+		CNT[k, i] = v[4] + 0
+		MEAN[k, i] = v[5] + 0
+		IDX[k, v[1] + 0] = i
+		NALL[k] += v[4]
+	}
+	close(f)
+	if (!NALL[k])
+		fail(k, "no samples")
+}
+# The curve of input k whose counts are C[1..NS[k]] (means M[]), into the
+# data file; the extent of the value axis into VMIN and VMAX.
+function curve(k,   i, T, c, lo, hi, x0, x1, y, last, cum, first, xa, xb) {
+	T = 0
+	for (i = 1; i <= NS[k]; i++)
+		T += C[i]
+	if (NCURVES++)
+		printf "\n\n" > data
+	last = ""
+	cum = 0
+	first = 1
+	for (i = 1; i <= NS[k]; i++) {
+		if (!(c = C[i]))
+			continue
+		lo = LO[k, i]
+		hi = HI[k, i]
+		x0 = lo > 0 ? lo : lz
+		x1 = hi + 1
+		if (view == "density") {
+			y = c / T / (logv ? log(x1 / (lo > 0 ? lo : 0.5)) / log(2) : hi - lo + 1)
+			if (x0 != last) {
+				if (last != "")
+					out(last, 0)
+				out(x0, 0)
+			}
+			out(x0, y)
+			out(x1, y)
+			last = x1
+			DMAX = max(DMAX, y)
+		} else if (view == "cdf") {
+			if (first)
+				out(x0, 0)
+			cum += c
+			out(x1, cum / T)
+		} else {
+			# The spectrum: the slot's mean for the fractions p of
+			# the samples that it holds, at x = 1/(1-p); the last
+			# sample at 1/(1 - (T-1)/T) = T.
+			xa = T / (T - cum)
+			cum += c
+			xb = cum < T ? T / (T - cum) : T
+			y = M[i] > 0 || !logv ? M[i] : lz
+			out(xa, y)
+			out(xb, y)
+			VMIN = min(VMIN, y)
+			VMAX = max(VMAX, y)
+			XMAX = max(XMAX, T)
+		}
+		if (view != "spectrum") {
+			if (first)
+				VMIN = min(VMIN, x0)
+			VMAX = max(VMAX, x1)
+		}
+		first = 0
+	}
+	if (view == "density" && last != "")
+		out(last, 0)
+}
+function plot(k, cpu, style, title) {
+	PLOT = PLOT (PLOT == "" ? "plot " : ", \\\n\t") \
+		sprintf("KP_DIR.'/data' index %d using 1:($2 * YS) with lines %s title %s %s",
+			NCURVES - 1, style, title, "noenhanced")
+}
+# Each CPU of input k, at most top of them: those whose tail is the
+# slowest, by the slot of their p99 (the first whose cumulative p reaches
+# 0.99), then by their samples: a CPU several times slower than the rest
+# shows, whatever its share of the samples.
+function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t) {
+	f = dir "/text" k
+	split("", TOT)
+	split("", P99)
+	while ((getline line < f) > 0) {
+		split(line, w)
+		if (w[1] == "slot" && w[3] == "CPU" && w[6] > 0) {
+			TOT[w[4] + 0] += w[6]
+			if (w[10] >= 0.99 && (!((w[4] + 0) in P99) || w[2] + 0 < P99[w[4] + 0]))
+				P99[w[4] + 0] = w[2] + 0
+		}
+	}
+	close(f)
+	ncpu = 0
+	for (cpu in TOT)
+		ncpu++
+	if (!ncpu)
+		fail(k, "no CPU lines: --per-cpu needs them (not grep CPUS)")
+	split("", SEL)
+	n = 0
+	for (j = 0; j < (ncpu < top ? ncpu : top); j++) {
+		best = ""
+		for (cpu in TOT)
+			if (!((cpu + 0) in SEL) && (best == "" || P99[cpu] > P99[best] ||
+			    P99[cpu] == P99[best] && (TOT[cpu] > TOT[best] ||
+			    TOT[cpu] == TOT[best] && cpu + 0 < best + 0)))
+				best = cpu
+		SEL[best + 0] = 1
+		list[++n] = best + 0
+	}
+	# In the order of the CPUs.
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && list[j - 1] > list[j]; j--) {
+			t = list[j]; list[j] = list[j - 1]; list[j - 1] = t
+		}
+	if (ncpu > top) {
+		printf "%d the %d of its %d CPUs with the slowest p99\n", k, top, ncpu \
+			> (dir "/notes")
+		TITLE = TITLE (TITLE == "" ? "" : ".'; '.") \
+			sprintf("NAME%d.': the %d of its %d CPUs with the slowest p99'",
+				k, top, ncpu)
+	}
+	split("", PC)
+	split("", PM)
+	while ((getline line < f) > 0) {
+		split(line, w)
+		if (w[1] == "slot" && w[3] == "CPU" && ((w[4] + 0) in SEL) &&
+		    ((k, w[2] + 0) in IDX)) {
+			PC[w[4] + 0, IDX[k, w[2] + 0]] = w[6] + 0
+			PM[w[4] + 0, IDX[k, w[2] + 0]] = w[8] + 0
+		}
+	}
+	close(f)
+	for (j = 1; j <= n; j++) {
+		for (i = 1; i <= NS[k]; i++) {
+			C[i] = (list[j], i) in PC ? PC[list[j], i] : 0
+			M[i] = (list[j], i) in PM ? PM[list[j], i] : 0
+		}
+		curve(k)
+		plot(k, list[j], sprintf("lt %d dt %d", NCURVES, k),
+		     sprintf("NAME%d.' CPU %d'", k, list[j]))
+	}
+}
+# The percentile markers of input k (all its CPUs): a vertical line at
+# the mean of the slot of each percentile's rank (nearest rank, as kstats).
+function markers(k,   np, q, i, j, r, cum, x, colour, ly, ytop) {
+	np = split(pcts, q, ",")
+	colour = percpu ? "lc rgb '#505050'" : sprintf("lc %d", k)
+	for (j = 1; j <= np; j++) {
+		r = q[j] / 100 * NALL[k]
+		r = r == int(r) ? r : int(r) + 1
+		r = r < 1 ? 1 : r > NALL[k] ? NALL[k] : r
+		cum = 0
+		for (i = 1; i <= NS[k]; i++) {
+			cum += CNT[k, i]
+			if (cum >= r)
+				break
+		}
+		x = MEAN[k, i] > 0 || !logv ? MEAN[k, i] : lz
+		# On the CDF, up to the curve's height there (the fraction
+		# q), clear of the key above.
+		ytop = view == "cdf" ? sprintf("first %.10g", q[j] / 100) : "graph 0.99"
+		MARK = MARK sprintf("set arrow from %.10g, graph 0 to %.10g, %s %s\n", x, x,
+				    ytop, "nohead dt 2 " colour)
+		NL++
+		LX[NL] = x
+		LT[NL] = sprintf("p%g", q[j])
+		LC[NL] = percpu ? "rgb '#505050'" : "lt " k
+	}
+}
+# The markers' labels, right of their lines, in rows: at the top of the
+# density (above the curves, see LABELS), at the bottom of the CDF, where
+# the curves are not. From left to right, each in the first row where it
+# clears the labels already there, and the key (top left, keyw characters
+# wide, a row per curve) by a character; the plot is about cols
+# characters wide. Once 6 rows are full, the one that ends first.
+function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln) {
+	for (i = 1; i <= NL; i++) {
+		o[i] = i
+		f[i] = logv ? log(LX[i] / RLO) / log(RHI / RLO) : (LX[i] - RLO) / (RHI - RLO)
+	}
+	for (i = 2; i <= NL; i++)
+		for (j = i; j > 1 && f[o[j - 1]] > f[o[j]]; j--) {
+			t = o[j]; o[j] = o[j - 1]; o[j - 1] = t
+		}
+	# The key's rows: on a terminal (rows, the lines of the graph, given),
+	# each label row that falls on a line of the key's (from the second
+	# below the top border, one per curve) or the one under it; else a
+	# label row per curve of the key.
+	for (r = 0; r < 6; r++) {
+		ln = int((0.03 + 0.05 * r) * rows + 0.5)
+		ROW[r] = -1
+		if (view == "density" && logv &&
+		    (rows ? ln >= 2 && ln <= NCURVES + 2 : r < NCURVES))
+			ROW[r] = keyw / cols
+	}
+	for (i = 1; i <= NL; i++) {
+		w = (length(LT[o[i]]) + 1.5) / cols
+		# Past the right border: left of its line.
+		left = f[o[i]] + w > 1
+		x0 = left ? f[o[i]] - w : f[o[i]]
+		best = 0
+		for (r = 0; r < 6 && ROW[r] > x0; r++)
+			if (ROW[r] < ROW[best])
+				best = r
+		r = r < 6 ? r : best
+		ROW[r] = x0 + w
+		ly = view == "cdf" ? 0.05 + 0.05 * r : 0.97 - 0.05 * r
+		LABELS = LABELS > ly || LABELS == "" ? ly : LABELS
+		at = left ? "right offset character -0.5, 0" : "left offset character 0.5, 0"
+		MARK = MARK sprintf("set label \"%s\" at %.10g, graph %.3f %s tc %s front boxed\n",
+				    LT[o[i]], LX[o[i]], ly, at, LC[o[i]])
+	}
+}
+BEGIN {
+	data = dir "/data.new"
+	printf "" > data
+	for (k = 1; k <= n; k++)
+		read_csv(k)
+	for (k = 1; k <= n; k++) {
+		if (percpu)
+			per_cpu(k)
+		else {
+			for (i = 1; i <= NS[k]; i++) {
+				C[i] = CNT[k, i]
+				M[i] = MEAN[k, i]
+			}
+			curve(k)
+			plot(k, -1, sprintf("lt %d", k), "NAME" k)
+		}
+		if (view != "spectrum" && pcts != "")
+			markers(k)
+	}
+	YS = 1
+	print "unset arrow"
+	print "unset label"
+	print "unset title"
+	if (view == "spectrum") {
+		print axis_range("y", VMIN, VMAX, logv, umin, umax)
+		print axis_ticks("y", RLO, RHI, logv, scale, u)
+		# x = 1/(1-p): 1 is 0%, 10 is 90%, 100 is 99%...; a margin of
+		# 3% of the axis either side (the start of the curve at 0%
+		# off the border).
+		xmax = XMAX * 1.3
+		printf "set xrange [%.10g:%.10g]\n", exp(-0.03 * log(xmax)), xmax
+		TICKS = ""
+		for (k = 0; 10 ^ k <= xmax && k < 30; k++) {
+			if (k < 3)
+				label = sprintf("%d%%%%", 100 - 100 / 10 ^ k)
+			else
+				label = sprintf("%." (k - 2) "f%%%%", 100 - 100 / 10 ^ k)
+			tick(10 ^ k, label, 0)
+			if (k == 0 && 2 <= xmax)
+				tick(2, "50%%", 0)
+			for (m = 2; m < 10; m++)
+				if (m * 10 ^ k <= xmax && (k || m != 2))
+					tick(m * 10 ^ k, "", 1)
+		}
+		print "set xtics (" TICKS ")"
+	} else {
+		print axis_range("x", VMIN, VMAX, logv, umin, umax)
+		print axis_ticks("x", RLO, RHI, logv, scale, u)
+		place_labels()
+		printf "%s", MARK
+		# The linear density per 10^k units of value, k such that its
+		# top reads 0.1 to 1 (not 5e-05 beside 0.0001): per 1 us.
+		if (view == "density" && !logv) {
+			if (DMAX > 0 && DMAX < 0.1)
+				YS = 10 ^ (ceil(-log10(DMAX) - 1e-9) - 1)
+			per = YS == 1 ? "unit of value" : sprintf("%.0f units of value", YS)
+			if (u != "")
+				per = eng(YS * scale, u)
+			printf "set ylabel 'fraction of samples per %s'\n", per
+		}
+		# The density below the lowest row of labels.
+		if (view == "density" && LABELS != "")
+			printf "set yrange [0:%.10g]\n", DMAX * YS / (LABELS - 0.04)
+		else
+			print "set yrange [0:*]"
+	}
+	if (TITLE != "")
+		print "set title " TITLE " noenhanced"
+	printf "YS = %.10g\n", YS
+	print PLOT
+}

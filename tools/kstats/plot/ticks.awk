@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+# kstats-plot: the ticks of an axis, gnuplot's "set Xtics (...)" with a
+# label for each major tick: engineering notation, with the unit's prefix
+# (1 us, 10 us, 1 ms, 10000 s, 1e5 s; without a unit 500, 1k, 10k, 1M), one
+# style for the whole axis. gnuplot reads a label as the format of its
+# position: a % is %%. Loaded before heat.awk or curves.awk.
+function floor(x) { return x == int(x) ? x : x < 0 ? int(x) - 1 : int(x) }
+function ceil(x) { return -floor(-x) }
+function log10(x) { return log(x) / log(10) }
+# v (in the base unit: s, or the values' own) as 2.5 us, or 2.5k.
+function eng(v, u,   e, s, top) {
+	if (v == 0)
+		return "0"
+	e = floor(log10(v) / 3 + 1e-9)
+	# Up to E, or s for a time: 10000 s, not 10 ks.
+	top = u != "" ? 0 : 6
+	e = e < -4 ? -4 : e > top ? top : e
+	s = sprintf("%.3g", v / 10 ^ (3 * e))
+	if (s + 0 >= 1000 && e < top) {
+		e++
+		s = sprintf("%.3g", v / 10 ^ (3 * e))
+	}
+	if (s ~ /e/)
+		s = sprintf("%.0f", v / 10 ^ (3 * e))
+	# 1e5 s, not 100000 s: the labels of a wide axis stay apart.
+	if (u != "" && v >= 1e5 * (1 - 1e-9)) {
+		e = floor(log10(v) + 1e-9)
+		s = sprintf("%.3g", v / 10 ^ e)
+		return s "e" e " " u
+	}
+	return u != "" ? s " " PFX[e] u : s PFX[e]
+}
+function tick(pos, label, minor) {
+	TLEN = length(label) > TLEN ? length(label) : TLEN
+	TICKS = TICKS (TICKS == "" ? "" : ", ") \
+		(minor ? sprintf("\"\" %.10g 1", pos) : sprintf("\"%s\" %.10g", label, pos))
+}
+# Nice linear ticks between lo and hi (base unit): steps of 1, 2 or 5
+# times a power of ten, about 6 of them.
+function lin_ticks(lo, hi, scale, u,   raw, p, m, step, i, t, n) {
+	raw = (hi - lo) / 6
+	if (raw <= 0)
+		raw = hi > 0 ? hi / 6 : 1
+	p = 10 ^ floor(log10(raw))
+	m = raw / p
+	step = (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p
+	# At most 20 (a bound, whatever lo and hi are).
+	for (i = ceil(lo / step - 1e-9); i * step <= hi * (1 + 1e-9) && n++ < 20; i++) {
+		t = i * step
+		tick(t / scale, eng(t, u), 0)
+	}
+}
+# The ticks of an axis from lo to hi (in the values' unit, scale to the
+# base unit): powers of ten on a logarithmic axis that spans two or more
+# (with 2 and 5 times them when it spans two only), linear ones otherwise.
+function axis_ticks(axis, lo, hi, islog, scale, u,   blo, bhi, k0, k1, k, every, m, t) {
+	TICKS = ""
+	TLEN = 0
+	blo = lo * scale
+	bhi = hi * scale
+	if (islog && blo > 0) {
+		k0 = ceil(log10(blo) - 1e-9)
+		k1 = floor(log10(bhi) + 1e-9)
+	}
+	if (islog && blo > 0 && k1 - k0 >= 1) {
+		every = k1 - k0 + 1 > 10 ? ceil((k1 - k0 + 1) / 10) : 1
+		for (k = k0 - 1; k <= k1 && k <= k0 + 400; k++)
+			for (m = 1; m < 10; m++) {
+				t = m * 10 ^ k
+				if (t < blo * (1 - 1e-9) || t > bhi * (1 + 1e-9))
+					continue
+				if (m == 1 && k % every == 0)
+					tick(t / scale, eng(t, u), 0)
+				else if ((m == 2 || m == 5) && k1 - k0 <= 1)
+					tick(t / scale, eng(t, u), 0)
+				else if (every == 1)
+					tick(t / scale, "", 1)
+			}
+	} else
+		lin_ticks(blo, bhi, scale, u)
+	return "set " axis "tics (" TICKS ")"
+}
+# The range of a value axis, lo to hi with a margin, as the options ask.
+function axis_range(axis, lo, hi, islog, umin, umax,   m) {
+	if (islog) {
+		m = log(hi / lo) * 0.03
+		if (m < 0.02)
+			m = 0.02
+		lo /= exp(m)
+		hi *= exp(m)
+	} else {
+		m = (hi - lo) * 0.03
+		if (m <= 0)
+			m = hi > 0 ? hi * 0.1 : 1
+		lo = lo - m < 0 && lo >= 0 ? 0 : lo - m
+		hi += m
+	}
+	if (umin != "")
+		lo = umin + 0
+	if (umax != "")
+		hi = umax + 0
+	if (lo >= hi)
+		hi = islog ? lo * 10 : lo + 1
+	RLO = lo
+	RHI = hi
+	return sprintf("set %srange [%.10g:%.10g]", axis, lo, hi)
+}
+BEGIN {
+	PFX[-4] = "p"; PFX[-3] = "n"; PFX[-2] = "u"; PFX[-1] = "m"; PFX[0] = ""
+	PFX[1] = "k"; PFX[2] = "M"; PFX[3] = "G"; PFX[4] = "T"; PFX[5] = "P"; PFX[6] = "E"
+}
