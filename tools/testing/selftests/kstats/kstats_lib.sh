@@ -81,18 +81,19 @@ ks_in_pause() { [ "$(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null)" = 34 ]; }
 # ks_uptime_ms: the time since boot in milliseconds.
 ks_uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 
-# ks_kmemleak_check: the leaks that kmemleak finds in objects allocated by
-# kstats code (a "kstats" frame in the allocation's backtrace): printed, a
-# line each in the kernel's log ("kstats-selftest: kmemleak: ..."), and a
-# failure. kmemleak reports only objects older than 5 s at the start of a
-# scan (MSECS_MIN_AGE): the scan waits until everything allocated before
-# the call is that old, then runs twice (the second one drops objects
-# whose only reference was in flight during the first). True when
-# kmemleak is not there.
+# ks_kmemleak_check [SINCE]: the leaks that kmemleak finds in
+# objects allocated by kstats code (a "kstats" frame in the allocation's
+# backtrace): printed, a line each in the kernel's log ("kstats-selftest:
+# kmemleak: ..."), and a failure. kmemleak reports only objects older than
+# 5 s at the start of a scan (MSECS_MIN_AGE): the scan waits until
+# everything allocated before SINCE (ks_uptime_ms; default now) is that
+# old, then runs twice (an object is reported once its checksum is the same
+# in two scans; the second one also drops objects whose only reference was
+# in flight during the first). True when kmemleak is not there.
 ks_kmemleak_check() {
 	local km=$DEBUGFS/kmemleak t leaks
 	[ -e "$km" ] || return 0
-	t=$(($(ks_uptime_ms) + 5100))
+	t=$((${1:-$(ks_uptime_ms)} + 5100))
 	ks_wait_for 60 sh -c "[ \$(awk '{ printf \"%d\", \$1 * 1000 }' /proc/uptime) -ge $t ]" ||
 		return 1
 	echo scan > "$km" && echo scan > "$km" || return 1
