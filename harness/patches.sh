@@ -123,23 +123,32 @@ the first ops starts graph tracing (the shadow stacks and the
 sched_switch probe), before ftrace_startup_subops(); when that fails
 (-ENOMEM from ftrace's filter hashes) its error path clears neither.
 Every later registration of the same ops then WARNs 'function graph ops
-registered again' and fails with -EBUSY, and a registration of another
-ops WARNs in tracepoint_add_func(), whose sched_switch probe is there
-already. fprobe has one fgraph_ops for all its fprobes: after one such
-failure when memory ran short, no fprobe with an exit handler can be
-registered again until the next boot.
+registered again' and fails with -EBUSY; and since the sched_switch
+probe stays, every later first registration of any ops (the
+function_graph tracer too) WARNs in tracepoint_add_func() and fails
+with -EEXIST, until the next boot. ftrace_graph_entry and
+ftrace_graph_return also stay at entry_run and return_run, and the
+direct call stays off for the one user left (2 to 1) or keeps pointing
+to the failed ops, which its caller may free (1 to 0). fprobe has one
+fgraph_ops for all its fprobes: after one such failure when memory ran
+short, no fprobe with an exit handler can be registered again.
 
 Seen on a KASAN kernel under failslab, registering an fprobe with its
 Nth allocation failed, N over every fault point of the registration:
 first the one WARN, then, with the flag cleared, the other.
 
 Undo in the error path what unregister_ftrace_graph() undoes: the flag,
-the entry function, the direct call, and, where graph tracing was
-started, the return and entry functions and the sched_switch probe."
+the direct call, and, where graph tracing was started, the return and
+entry functions and the sched_switch probe; and restore entryfunc from
+saved_func, which unregistration leaves, so that a registration again
+with pids on does not save fgraph_pid_func as its own function.
+
+Cc: stable@vger.kernel.org"
 "fprobe: Do not warn when the function-graph ops cannot be registered||patches/07-fprobe-graph-nomem.patch|The first fprobe with an exit handler registers fprobe_graph_ops, and
 fprobe_graph_add_ips() warns if register_ftrace_graph() fails. It fails
-without a bug: with -ENOMEM when the kmem_cache of the shadow stacks or
-the shadow stacks of the tasks that have none cannot be allocated, and
+without a bug: with -ENOMEM when ftrace's filter hashes, the kmem_cache
+of the shadow stacks or the shadow stacks of the tasks that have none
+cannot be allocated, and
 with -ENOSPC when the other users of the function-graph tracer hold
 every index. The error is returned to the caller, which already undoes
 the registration; the warning makes a machine with panic_on_warn panic
@@ -347,7 +356,8 @@ filter stays in kprobe_table, registered, while its owner frees it (a
 use-after-free, patch 4); register_kprobe() returns 0 for a probe it
 could not arm (patch 5); an fgraph_ops whose registration failed can never
 be registered again (patch 6), and fprobe WARNs when that registration
-fails (patch 7).
+fails (patch 7). Patches 4 to 7 are fixes that can go on their own, to
+stable too.
 
 The series applies to Linux %(series)s (Debian's %(kernel)s).
 Tested on x86_64 (qemu, the test kernel with KASAN, lockdep and kmemleak,

@@ -232,8 +232,8 @@ int kstats_trace_fgraph_hold(struct kstats_trace *t)
 			ret = register_fprobe_ips(&kstats_trace_fgraph_fp, &ip, 1);
 		}
 		if (ret) {
-			kstats_trace_err(NULL, "%s: cannot hold fprobe's function-graph ops: %d",
-					 t->name, ret);
+			kstats_trace_err(t->start.sym, "%s: cannot register fprobe's function-graph ops (kstats' anchor): %d%s",
+					 t->name, ret, kstats_trace_why(ret));
 			return ret;
 		}
 		kstats_trace_fgraph_held = true;
