@@ -263,7 +263,7 @@ sources_check() {
 	[ -z "$unused" ] && ! git grep -qw kstats_create -- include lib kernel samples
 	result $? "lib/kstats.c exports only what other code uses; kstats_new() is the one constructor"
 	grep -qx '+	bool "kstats: per-CPU latency distributions in debugfs"' patches/01-lib-kstats.patch &&
-		grep -q '^+config KSTATS_TRACE$' patches/08-kernel-trace.patch &&
+		grep -q '^+config KSTATS_TRACE$' patches/09-kernel-trace.patch &&
 		! grep -q '^+config KSTATS_TRACE' patches/0[12]-*.patch
 	result $? "CONFIG_KSTATS is a bool; CONFIG_KSTATS_TRACE is in kernel/trace/Kconfig"
 
@@ -455,6 +455,21 @@ step "[1/9] KUnit, kselftests and torture in the x86_64 VM, debug kernel (a firs
 if ! wait "$BUILD"; then
 	tail -n 40 "$LOGS/build-debug.log"
 	fail "build the x86_64 debug kernel"
+fi
+# The ORC table that objtool made for the debug kernel: no frame of type
+# call with its CFA at sp+0, where the unwinder would find the caller at
+# the same stack pointer and say "stack going in the wrong direction?"
+# (return_to_handler's call to .Ldo_rop on 7.3 before patch 08).
+if "$BUILD_X86-debug/tools/objtool/objtool" --dump=orc "$BUILD_X86-debug/vmlinux.o" \
+	> "$LOGS/orc.txt" 2>&1 && [ -s "$LOGS/orc.txt" ]; then
+	bad=$(grep -c 'type:call sp:sp+0 ' "$LOGS/orc.txt")
+	if [ "$bad" -eq 0 ]; then
+		pass "ORC of the debug kernel: no frame of type call at sp+0 ($(wc -l < "$LOGS/orc.txt") entries)"
+	else
+		fail "ORC of the debug kernel: $bad frames of type call at sp+0: $(grep -m 3 'type:call sp:sp+0 ' "$LOGS/orc.txt" | cut -d: -f1 | tr '\n' ' ')"
+	fi
+else
+	fail "ORC of the debug kernel: objtool --dump=orc vmlinux.o: $(tail -n 1 "$LOGS/orc.txt")"
 fi
 # The VM runs on one host thread: the checks of step 3, the bisect builds
 # of step 9, then the UML build of step 8 and the tool's tests of step 4

@@ -159,7 +159,27 @@ failed in __kmem_cache_create_args(fgraph_stack), then WARNed at
 fprobe.c:296 and panicked with panic_on_warn.
 
 Return the error without a warning."
-"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace_control.c kernel/trace/kstats_trace_errlog.c kernel/trace/kstats_trace_parse.c kernel/trace/kstats_trace_sym.c kernel/trace/kstats_trace_func.c kernel/trace/kstats_trace_anchor.c kernel/trace/kstats_trace_pair.c kernel/trace/kstats_trace_group.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_compat.h kernel/trace/kstats_trace_record.h kernel/trace/kstats_trace_kunit.c|patches/08-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
+"x86/ftrace: Stop an unwind in return_to_handler before its return||patches/08-x86-ftrace-return-unwind.patch|Since return_to_handler saves ftrace_regs below the slot of the return
+address (UNWIND_HINT_FUNC after subq \$8), objtool follows its stack
+pointer from that hint; the addq that drops the frame and that slot
+brings it to sp+0 for the call to .Ldo_rop, the one frame of type call
+with its CFA at sp+0 in vmlinux. The return address is in %rdi only
+there and the slot below %rsp is stale, so an unwind that starts at
+that instruction (an interrupt there, and the handler saves a stack
+trace: KASAN, kmemleak, lockdep and perf do) computes a previous frame
+at the same stack pointer, and the ORC unwinder says 'stack going in
+the wrong direction? at return_to_handler+0x41'. One from the first
+instruction of .Ldo_rop takes the address after that call for a return
+address and reaches the same frame ('at return_to_handler+0x46').
+
+Seen on a KASAN kernel under qemu's TCG, fprobes added and removed while
+other tasks called the probed functions: each message, in different runs.
+
+Mark the instruction after the addq as undefined, as the entry of
+return_to_handler is, so that an unwind there stops; and once .Ldo_rop
+has put the return address on the stack, describe the frame as a
+function's again, so that an unwind at the return finds the caller."
+"tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace_control.c kernel/trace/kstats_trace_errlog.c kernel/trace/kstats_trace_parse.c kernel/trace/kstats_trace_sym.c kernel/trace/kstats_trace_func.c kernel/trace/kstats_trace_anchor.c kernel/trace/kstats_trace_pair.c kernel/trace/kstats_trace_group.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_compat.h kernel/trace/kstats_trace_record.h kernel/trace/kstats_trace_kunit.c|patches/09-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
 /sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
 function from entry to return with a kretprobe, a kretprobe keeping the
 entry time per CPU (pcpu:) or an fprobe (fprobe:), and the code between
@@ -180,7 +200,7 @@ module parameter, checked before anything is allocated.
 The KUnit suite tests the parser on a table of good and bad lines, and
 traces of its own functions, so it is built with the function tracer's
 flags like the ftrace selftest."
-"samples: add kstats samples|samples/kstats|patches/09-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
+"samples: add kstats samples|samples/kstats|patches/10-samples.patch|kstats_sample shows the API on a real code path: kmalloc() and kfree()
 timed on a kernel thread per CPU. kstats_bench is a microbenchmark of
 kernel functions and clocks built on kstats, which handles the usual
 traps (dead code, warm-up, data set, clock overhead, preemption,
@@ -195,7 +215,7 @@ their slot, MAD, a terminal histogram, JSON, CSV and OpenMetrics
 output, the samples of each interval of a live metric, the difference
 of two snapshots, and an A/B comparison with a two-sample test; and a
 gnuplot wrapper. Tests run on fixtures rendered from known samples."
-"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats-heatmap.svg|patches/10-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
+"Documentation: dev-tools: add kstats|Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats-heatmap.svg|patches/11-documentation.patch|Describe kstats, when to use it, its resolution and memory, the debugfs
 interface and the _control commands with their errors, the pairing
 rules of probes, the measured costs, the benchmark sample and the API."
 )
