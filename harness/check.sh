@@ -434,18 +434,15 @@ fi
 # Started now: the debug kernel's build (both cores; step 1 waits for it)
 # and beside it the tests on Debian's kernels (their packages' download,
 # the modules' builds and one VM on one host thread; reported in step 5,
-# and done before the VM of step 1 boots: one VM at a time), then make
-# bench-peers on a few calls: what it measures, every peer on Debian's
-# 6.12, is what its cases count.
+# and done before the VM of step 1 boots: one VM at a time). make
+# bench-peers on a few calls (every peer on Debian's 6.12: what it
+# measures is what its cases count) runs after that VM.
 "$HARNESS/build-x86.sh" debug > "$LOGS/build-debug.log" 2>&1 &
 BUILD=$!
 (for series in 7.x 6.12 6.1; do
 	"$HARNESS/stock.sh" "$series" > "$LOGS/stock-$series.log" 2>&1
 	echo "stock exit $?" >> "$LOGS/stock-$series.log"
- done
- CALLS=200 ROUNDS=1 MEASURE=instructions "$HARNESS/bench-peers.sh" \
-	> "$LOGS/bench-peers.log" 2>&1
- echo "bench-peers exit $?" >> "$LOGS/bench-peers.log") &
+ done) &
 STOCK=$!
 
 # The debug kernel (KASAN, lockdep, kmemleak...) runs the VM of steps 1
@@ -521,6 +518,17 @@ VM_CPUS=8 VM_APPEND="maxcpus=4 panic_on_warn=1 unwind_debug" VM_FLAVOR=debug VM_
 	"$LOGS/kstats_helper" "$LOGS/kstats_fuzz" "$LOGS/kstats" "${faults[@]}" \
 	> "$LOGS/vm.log" 2>&1
 vrc=$?
+# Once the debug VM is done, beside the chain: make bench-peers on 200
+# calls (its VM), then step 7's tests, which boot the debug kernel (vm-run)
+# and build in a clone of their own (interrupt-test.sh). Each log is read
+# in its step.
+(CALLS=200 ROUNDS=1 MEASURE=instructions "$HARNESS/bench-peers.sh" \
+	> "$LOGS/bench-peers.log" 2>&1
+ echo "bench-peers exit $?" >> "$LOGS/bench-peers.log"
+ for t in first-command apt-lock-test interrupt-test; do
+	"$HARNESS/$t.sh" > "$LOGS/${t%-test}.log" 2>&1
+ done) &
+LANE=$!
 sed -n '/^KSTATS_CAPTURE_BEGIN/,/^KSTATS_CAPTURE_END/{/^KSTATS_CAPTURE/d;p}' \
 	"$LOGS/vm.log" > "$LOGS/sample_kmalloc"
 # The torture's part, for step 6.
@@ -652,7 +660,8 @@ sys.exit('no line titled ' + sys.argv[2])
 PY
 	result $? "kstats-plot: SVG output, with the input's curve and its title"
 fi
-step "[5/9] the out-of-tree modules on Debian's own kernels (the newest 7.x, 6.12 and 6.1), make bench-peers on 6.12 (beside the debug kernel's build)"
+step "[5/9] the out-of-tree modules on Debian's own kernels (the newest 7.x, 6.12 and 6.1, beside the debug kernel's build), make bench-peers on 6.12 (after the VM)"
+wait "$LANE"
 for series in 7.x 6.12 6.1; do
 	verdicts < "$LOGS/stock-$series.log"
 	grep -qx 'stock exit 0' "$LOGS/stock-$series.log" ||
@@ -703,8 +712,7 @@ step "[6/9] torture on the debug kernel: KASAN, lockdep, kmemleak, fault injecti
 grep -E '^(ok|not ok) |^# |^kstats_fuzz' "$LOGS/torture.log"
 count_selftests "$LOGS/torture.log" " on the debug kernel" \
 	"$TOP/tools/testing/selftests/kstats/kstats_torture.sh"
-step "[7/9] every other make target as the first command on a fresh machine; apt-get and dpkg's lock; make check interrupted"
-fgwait "$HARNESS/first-command.sh" > "$LOGS/first-command.log" 2>&1
+step "[7/9] every other make target as the first command on a fresh machine; apt-get and dpkg's lock; make check interrupted (after the VM)"
 grep -vE '^(PASS|FAIL): ' "$LOGS/first-command.log" | grep -v '^==>' || true
 verdicts < "$LOGS/first-command.log"
 expect_verdicts "$LOGS/first-command.log" "first-command.sh" \
@@ -714,7 +722,6 @@ expect_verdicts "$LOGS/first-command.log" "first-command.sh" \
 # What a new machine does to make check: another program's apt-get, and
 # a Ctrl-C while it builds.
 for t in apt-lock interrupt; do
-	fgwait "$HARNESS/$t-test.sh" > "$LOGS/$t.log" 2>&1
 	grep -vE '^(PASS|FAIL): ' "$LOGS/$t.log" | grep -v '^==>' || true
 	verdicts < "$LOGS/$t.log"
 done
