@@ -159,26 +159,33 @@ failed in __kmem_cache_create_args(fgraph_stack), then WARNed at
 fprobe.c:296 and panicked with panic_on_warn.
 
 Return the error without a warning."
-"x86/ftrace: Stop an unwind in return_to_handler before its return||patches/08-x86-ftrace-return-unwind.patch|Since return_to_handler saves ftrace_regs below the slot of the return
+"x86/fgraph: Fix ORC hints after return_to_handler pops its frame||patches/08-x86-fgraph-return-unwind.patch|Since return_to_handler saves ftrace_regs below the slot of the return
 address (UNWIND_HINT_FUNC after subq \$8), objtool follows its stack
-pointer from that hint; the addq that drops the frame and that slot
-brings it to sp+0 for the call to .Ldo_rop, the one frame of type call
-with its CFA at sp+0 in vmlinux. The return address is in %rdi only
-there and the slot below %rsp is stale, so an unwind that starts at
-that instruction (an interrupt there, and the handler saves a stack
-trace: KASAN, kmemleak, lockdep and perf do) computes a previous frame
-at the same stack pointer, and the ORC unwinder says 'stack going in
-the wrong direction? at return_to_handler+0x41'. One from the first
-instruction of .Ldo_rop takes the address after that call for a return
-address and reaches the same frame ('at return_to_handler+0x46').
+pointer from that hint, and the addq that drops ftrace_regs and the
+slot brings the CFA to sp+0 for the call to .Ldo_rop: an ORC entry of
+type call at sp+0, the only one in vmlinux.o. There the return address
+is in %rdi only, and the slot below %rsp is free for an interrupt to
+overwrite. An unwind that starts at that call (an interrupt there whose
+handler saves a stack trace, as KASAN, kmemleak, lockdep and perf do)
+computes the caller's frame at the same stack pointer, ends the trace
+with an error and prints, once per boot, 'stack going in the wrong
+direction? at return_to_handler+0x41'. One from the first instruction
+of .Ldo_rop (sp+8) takes the address of the int3 after that call for a
+return address and reaches the same entry ('at
+return_to_handler+0x46'). Both entries also read %rbp from the freed
+ftrace_regs (bp:prevsp-144).
 
 Seen on a KASAN kernel under qemu's TCG, fprobes added and removed while
 other tasks called the probed functions: each message, in different runs.
 
-Mark the instruction after the addq as undefined, as the entry of
-return_to_handler is, so that an unwind there stops; and once .Ldo_rop
-has put the return address on the stack, describe the frame as a
-function's again, so that an unwind at the return finds the caller."
+Mark the instruction after the addq undefined, as the entry of
+return_to_handler is, so that an unwind there stops; once .Ldo_rop has
+put the return address on the stack, describe the frame as a function's
+again (as the retpolines of retpoline.S do), so that an unwind at the
+return finds the caller and takes %rbp from where it is.
+
+Fixes: 20a0bc10272f (\"x86/fgraph,bpf: Fix stack ORC unwind from kprobe_multi return probe\")
+Cc: stable@vger.kernel.org"
 "tracing: add kstats _control to time kernel code without rebuilding|kernel/trace/kstats_trace_control.c kernel/trace/kstats_trace_errlog.c kernel/trace/kstats_trace_parse.c kernel/trace/kstats_trace_sym.c kernel/trace/kstats_trace_func.c kernel/trace/kstats_trace_anchor.c kernel/trace/kstats_trace_pair.c kernel/trace/kstats_trace_group.c kernel/trace/kstats_trace.h kernel/trace/kstats_trace_compat.h kernel/trace/kstats_trace_record.h kernel/trace/kstats_trace_kunit.c|patches/09-kernel-trace.patch|Instrumenting code by hand needs a rebuild. The file
 /sys/kernel/debug/kstats/_control attaches kstats to a running kernel: a
 function from entry to return with a kretprobe, a kretprobe keeping the
@@ -365,7 +372,7 @@ error_log; bounded percentiles, compare, merge and OpenMetrics output in
 the tool; KUnit suites, kselftests, and a benchmark module that handles
 the traps of microbenchmarks.
 
-Patches 3 to 7 change existing code. kstats attaches to a tracepoint
+Patches 3 to 8 change existing code. kstats attaches to a tracepoint
 as fprobe_events does, through the tracepoint's probe stub (a probe of
 the tracepoint's own type, for kCFI) with its own data, and
 fprobe_events' t: events would count each hit once more per such probe;
@@ -376,8 +383,10 @@ filter stays in kprobe_table, registered, while its owner frees it (a
 use-after-free, patch 4); register_kprobe() returns 0 for a probe it
 could not arm (patch 5); an fgraph_ops whose registration failed can never
 be registered again (patch 6), and fprobe WARNs when that registration
-fails (patch 7). Patches 4 to 7 are fixes that can go on their own, to
-stable too.
+fails (patch 7). Patch 8 fixes the ORC hints of return_to_handler, where
+an interrupt at the call to .Ldo_rop made a stack trace in its handler
+say 'stack going in the wrong direction?' under kstats' torture test.
+Patches 4 to 8 are fixes that can go on their own, to stable too.
 
 The series applies to Linux %(series)s (Debian's %(kernel)s).
 Tested on x86_64 (qemu, the test kernel with KASAN, lockdep and kmemleak,
