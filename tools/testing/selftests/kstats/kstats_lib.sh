@@ -43,6 +43,20 @@ ks_no_reports_since() {
 	return 0
 }
 
+# ks_send_go SECONDS FIFO PID: a line to FIFO for PID, which waits to read
+# it. Fails after SECONDS with no reader (a bound for a hung test, not a
+# timing), says what PID was doing, and kills it: the test fails instead
+# of blocking the rest of the run.
+ks_send_go() {
+	timeout "$1" sh -c 'echo go > "$1"' sh "$2" && return 0
+	echo "# no reader of $2 in $1 s: pid $3 in state" \
+		"$(cut -d' ' -f3 "/proc/$3/stat" 2>/dev/null || echo gone)," \
+		"wchan $(cat "/proc/$3/wchan" 2>/dev/null)," \
+		"$(tr '\0' ' ' < "/proc/$3/cmdline" 2>/dev/null)"
+	kill -9 "$3" 2>/dev/null
+	return 1
+}
+
 # ks_wait_for SECONDS CMD...: run CMD every 0.1 s until it succeeds; fails
 # after SECONDS since the call, however long CMD takes (a bound for a hung
 # test, not a timing: callers wait for a condition, and a slow machine

@@ -111,7 +111,7 @@ check_filter() {
 	ks_wait_for 60 [ -e "$ready" ] && r=$(ctl "trace $form$FUNC $filter")
 	"$HELPER" getppid 500 > /dev/null &
 	o=$!
-	echo go > "$go"
+	ks_send_go 120 "$go" $p || r="$r, no reader"
 	wait $p
 	wait $o
 	n=$(field $FUNC samples)
@@ -222,8 +222,9 @@ check_tp_shared() {
 				echo 1 > "$evd/enable" && ev=added
 		fi
 	fi
-	echo go > "$go"
-	ks_wait_for 120 [ -e "$half" ] || ev="$ev, no half way"
+	alive=1
+	ks_send_go 120 "$go" $p || { alive=0; r1="$r1, no reader"; }
+	[ $alive = 0 ] || ks_wait_for 120 [ -e "$half" ] || ev="$ev, no half way"
 	if [ "$added" = 1 ]; then
 		[ -d "$inst" ] && echo 0 > "$evd/enable" &&
 			hits=$(grep -c ' tpsh: ' "$inst/trace")
@@ -239,7 +240,7 @@ check_tp_shared() {
 			evok=1
 		fi
 	fi
-	echo go > "$go"
+	[ $alive = 0 ] || ks_send_go 120 "$go" $p || r1="$r1, no reader"
 	wait $p
 	n1=$(field tpin samples) m1=$(field tpin missed)
 	n2=$(field tpout samples) m2=$(field tpout missed)
