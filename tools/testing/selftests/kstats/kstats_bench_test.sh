@@ -100,24 +100,30 @@ p50_overhead() {
 # subtract 1 takes the median cost of a clock pair (overhead=) off every
 # sample: the 50th percentile drops by about that much. The runs alternate,
 # and each mode keeps its lowest 50th percentile: a busy host only makes
-# a run slower, and a drift of its speed hits both modes alike.
+# a run slower, and a drift of its speed hits both modes alike. A host
+# busy through a round (make check builds kernels beside this VM) is
+# outlasted: after 3 rounds, more go on until the lowest values show the
+# drop, 8 at most; without the subtraction they converge to the same value.
 check_subtract() {
 	echo memcpy > $B/target && echo 0 > $B/cpus && echo $LOOPS > $B/loops ||
 		return 1
-	raw="" sub="" ovh=""
-	for _ in 1 2 3; do
+	raw="" sub="" ovh="" round=0 ok=1
+	while [ $round -lt 3 ] || { [ $ok -ne 0 ] && [ $round -lt 8 ]; }; do
+		round=$((round + 1))
 		r0=$(p50_overhead 0) && r1=$(p50_overhead 1) ||
 			{ echo 0 > $B/subtract; return 1; }
 		[ -z "$raw" ] || [ "${r0% *}" -lt "$raw" ] && raw=${r0% *}
 		[ -z "$sub" ] || [ "${r1% *}" -lt "$sub" ] && sub=${r1% *}
 		[ -z "$ovh" ] || [ "${r1#* }" -lt "$ovh" ] && ovh=${r1#* }
+		# Half the overhead: room for the noise of an emulated run, and
+		# far more than the modes differ by when subtract changes nothing.
+		[ "$ovh" -gt 0 ] && [ $((raw - sub)) -ge $((ovh / 2)) ]
+		ok=$?
 	done
 	echo 0 > $B/subtract
 	ktap_print_msg "memcpy 50th: $raw ns, $sub ns with subtract 1;" \
-		"overhead at least $ovh ns"
-	# Half the overhead: room for the noise of an emulated run, and far
-	# more than the two modes differ by when subtract changes nothing.
-	[ "$ovh" -gt 0 ] && [ $((raw - sub)) -ge $((ovh / 2)) ]
+		"overhead at least $ovh ns (the lowest of $round rounds)"
+	return $ok
 }
 ktap_test_result "the clock overhead is reported and can be subtracted" check_subtract
 

@@ -98,7 +98,7 @@ check_counts() {
 	p=$!
 	r="not ready"
 	ks_wait_for 60 [ -e "$ready" ] && r=$(ctl "trace fprobe:$GLOB as g pid $p")
-	echo go > "$go"
+	ks_send_go 120 "$go" $p || r="$r, no reader"
 	wait $p
 	[ "$r" = OK ] || return 1
 	nf=$(functions g | wc -l)
@@ -336,7 +336,7 @@ check_cgroup() {
 		r=$(ctl "trace fprobe:$GLOB as cg cgroup /kstats_group_test")
 	"$HELPER" ids $((2 * N)) $((2 * N)) > /dev/null &
 	o=$!
-	echo go > "$go"
+	ks_send_go 120 "$go" $p || r="$r, no reader"
 	wait $p
 	wait $o
 	fpid=$(file_of cg __x64_sys_getpid)

@@ -65,7 +65,7 @@ check_pid() {
 	p=$!
 	ks_wait_for 60 test -e "$T/ready" || { kill $p; return 1; }
 	cat > "$T/cmd.sh" <<CMD
-echo go > $T/go
+timeout 120 sh -c 'echo go > "\$1"' sh $T/go || exit 1
 $HELPER getppid 200 > /dev/null
 until [ "\$(cut -d' ' -f3 /proc/$p/stat 2>/dev/null)" != R ] &&
 	[ "\$(cut -d' ' -f3 /proc/$p/stat 2>/dev/null)" != S ]; do sleep 0.1; done
