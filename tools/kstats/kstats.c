@@ -2,7 +2,6 @@
 /* kstats: the options of every mode, their checks, and the dispatch to each mode. */
 #define _GNU_SOURCE
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +9,6 @@
 #include "kstats.h"
 
 #define KSTATS_VERSION "0.1"
-
-const char *prog = "kstats";
 
 struct kstats_opt opt = { .bits = -1, .cpu = -1 };
 
@@ -116,15 +113,6 @@ static void show_help(FILE *f)
 	fputs(kstats_help, f);
 }
 
-/* An error on standard error, the temporary file of -o removed. */
-static void report(const char *fmt, va_list ap)
-{
-	out_abort();
-	fprintf(stderr, "%s: ", prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
 void parse_pcts(const char *list)
 {
 	char *copy = strdup(list), *t, *save = NULL, *end;
@@ -177,28 +165,6 @@ void parse_fail_if(const char *spec, struct kstats_fail_if *r)
 		}
 	}
 	usage_error("--fail-if: '%s' is not mean or a percentile of -p (p50, p99...)", stat);
-}
-
-void kstats_die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	report(fmt, ap);
-	va_end(ap);
-	exit(status);
-}
-
-/* A usage error: what is wrong, in a line, and where to read more. */
-void kstats_usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	report(fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "Try '%s --help'.\n", prog);
-	exit(1);
 }
 
 int kstats_bits(void)

@@ -59,14 +59,24 @@ struct kstats_opt {
 	int nfail_if;
 };
 
-/* kstats.c: the options, usage and errors; main() */
-extern struct kstats_opt opt;
+/* kstats_err.c: errors and warnings */
 extern const char *prog;
-_Noreturn void kstats_die(int status, const char *fmt, ...);
-_Noreturn void kstats_usage_error(const char *fmt, ...);
+/* "kstats: MESSAGE" on standard error, after the cleanups; exit(@status). */
+_Noreturn void kstats_die(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A usage error: what is wrong, in a line, and where to read more; exit(1). */
+_Noreturn void kstats_usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+/* "kstats: MESSAGE" on standard error, and go on. */
+void kstats_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* @fn runs before the message of an error (a few, each once). */
+void kstats_on_error(void (*fn)(void));
+void kstats_on_error_remove(void (*fn)(void));
 #define die kstats_die
-/* A usage error: what is wrong, in a line, and where to read more. */
 #define usage_error kstats_usage_error
+
+/* kstats.c: the options; main() */
+extern struct kstats_opt opt;
 /* --bits, or -1. */
 int kstats_bits(void);
 /* -p LIST, into opt.pct */
@@ -174,8 +184,6 @@ const char *trace_func(const char *spec);
 /* kstats_outfile.c: -o, a file written whole or not at all */
 void out_begin(const char *file);
 void out_commit(const char *file);
-/* The temporary file removed, on an error. */
-void out_abort(void);
 
 /* kstats_group.c: a group's functions, each in the output format asked */
 /* Whether the output asked is the summary: a group's is a table. */

@@ -173,21 +173,19 @@ void follow(const char *input)
 		/* Malformed: no output for this read, the next covers it; said once. */
 		if (err < 0) {
 			if (!bad++)
-				fprintf(stderr, "%s: %s: %s; skipped that read, reading again\n",
-					prog, path, why);
+				kstats_warn("%s: %s; skipped that read, reading again", path, why);
 			continue;
 		}
 		if (err) {
 			if (!gone++)
-				fprintf(stderr, "%s: %s: %s; waiting for it\n", prog, path,
-					strerror(err));
+				kstats_warn("%s: %s; waiting for it", path, strerror(err));
 			continue;
 		}
 		t = now_s(CLOCK_MONOTONIC);
 		reset = gone || !later(&prev, &cur);
 		if (reset) {
-			fprintf(stderr, "%s: %s: %s; counting from it again\n", prog, path,
-				gone ? "back" : "reset");
+			kstats_warn("%s: %s; counting from it again", path,
+				    gone ? "back" : "reset");
 			/* The interval is what the new snapshot holds. */
 			ks_data_free(&prev);
 			ks_data_init(&prev);

@@ -67,9 +67,8 @@ static void load_file(struct ks_data *d, FILE *f, const char *path)
 	if (d->ncpus && !d->have_all) {
 		char name[256];
 
-		fprintf(stderr,
-			"%s: %s: no CPUS lines: CPUs up to %zu summed; one cut off is not seen\n",
-			prog, shown(name, sizeof(name), path), d->ncpus - 1);
+		kstats_warn("%s: no CPUS lines: CPUs up to %zu summed; one cut off is not seen",
+			    shown(name, sizeof(name), path), d->ncpus - 1);
 	}
 	if (f != stdin)
 		fclose(f);

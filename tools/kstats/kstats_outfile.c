@@ -12,6 +12,13 @@
 
 static char *out_tmp;		/* -o: the temporary file, until renamed */
 
+/* The temporary file removed, on an error. */
+static void out_abort(void)
+{
+	if (out_tmp)
+		unlink(out_tmp);
+}
+
 /*
  * -o FILE: standard output goes to a temporary file beside FILE, renamed
  * to FILE once complete, so that a reader (node_exporter's textfile
@@ -31,6 +38,7 @@ void out_begin(const char *file)
 		out_tmp = NULL;
 		die(1, "%s: %s", file, strerror(errno));
 	}
+	kstats_on_error(out_abort);
 	if (fchmod(fd, 0666 & ~mask) || dup2(fd, STDOUT_FILENO) < 0)
 		die(1, "%s: %s", out_tmp, strerror(errno));
 	close(fd);
@@ -42,12 +50,7 @@ void out_commit(const char *file)
 		die(1, "%s: %s", out_tmp, strerror(errno));
 	if (rename(out_tmp, file))
 		die(1, "%s: %s", file, strerror(errno));
+	kstats_on_error_remove(out_abort);
 	free(out_tmp);
 	out_tmp = NULL;
-}
-
-void out_abort(void)
-{
-	if (out_tmp)
-		unlink(out_tmp);
 }

@@ -167,29 +167,18 @@ static void tty_enter(void)
 		if (!tcsetattr(STDIN_FILENO, TCSANOW, &raw))
 			tty_raw = 1;
 	}
+	/* An error's message goes to the terminal as it was. */
+	kstats_on_error(tty_leave);
 	/* The alternate screen, without a cursor: as top and htop. */
 	fputs("\033[?1049h\033[?25l", stdout);
 	tty_screen = 1;
-}
-
-/* kstats_die(), once the terminal is back as it was. */
-static _Noreturn void top_die(int status, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	tty_leave();
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	kstats_die(status, "%s", msg);
 }
 
 static void *top_alloc(void *p, size_t n)
 {
 	p = realloc(p, n);
 	if (!p && n)
-		top_die(1, "out of memory");
+		kstats_die(1, "out of memory");
 	return p;
 }
 
@@ -198,7 +187,7 @@ static char *top_vprintf(const char *fmt, va_list ap)
 	char *s;
 
 	if (vasprintf(&s, fmt, ap) < 0)
-		top_die(1, "out of memory");
+		kstats_die(1, "out of memory");
 	return s;
 }
 
@@ -288,7 +277,7 @@ static struct row *row_get(struct top *t, const char *prefix, const char *name)
 		free(t->hash);
 		t->hash = calloc(t->hsize, sizeof(*t->hash));
 		if (!t->hash)
-			top_die(1, "out of memory");
+			kstats_die(1, "out of memory");
 		for (i = 0; i < t->nrows; i++)
 			hash_insert(t, i);
 	}
@@ -297,7 +286,7 @@ static struct row *row_get(struct top *t, const char *prefix, const char *name)
 	r->name = strdup(key);
 	r->shown = top_alloc(NULL, 4 * strlen(key) + 1);
 	if (!r->name)
-		top_die(1, "out of memory");
+		kstats_die(1, "out of memory");
 	shown(r->shown, 4 * strlen(key) + 1, key);
 	r->bits[0] = -1;
 	r->bits[1] = -1;
@@ -351,7 +340,7 @@ static int top_bad(struct top *t, const char *path, const char *fmt, ...)
 	why = top_vprintf(fmt, ap);
 	va_end(ap);
 	if (t->strict)
-		top_die(2, "%s: %s", path, why);
+		kstats_die(2, "%s: %s", path, why);
 	free(t->bad);
 	t->bad = top_printf("%s: %s", path, why);
 	free(why);
@@ -722,11 +711,11 @@ static struct top *top_new(const char *path, const char *dir, int group)
 	struct top *t = calloc(1, sizeof(*t));
 
 	if (!t)
-		top_die(1, "out of memory");
+		kstats_die(1, "out of memory");
 	t->path = path ? strdup(path) : NULL;
 	t->dir = dir ? strdup(dir) : NULL;
 	if ((path && !t->path) || (dir && !t->dir))
-		top_die(1, "out of memory");
+		kstats_die(1, "out of memory");
 	t->group = group;
 	t->bits = -1;
 	return t;
@@ -1166,7 +1155,7 @@ static int catch_signals(void)
 		return fd;
 	/* No signalfd() in the kernel: the pipe. */
 	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
-		top_die(1, "top: signalfd, then pipe: %s", strerror(errno));
+		kstats_die(1, "top: signalfd, then pipe: %s", strerror(errno));
 	sa.sa_mask = set;
 	for (i = 0; i < ARRAY_SIZE(top_signals); i++)
 		if (sigismember(&set, top_signals[i]))

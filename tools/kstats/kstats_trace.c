@@ -83,7 +83,7 @@ static void trace_cleanup(void)
 		return;
 	err = trace_write(cmd, &opened);
 	if (err)
-		fprintf(stderr, "%s: %s: %s\n", prog, cmd, strerror(err));
+		kstats_warn("%s: %s", cmd, strerror(err));
 	free(cmd);
 }
 
@@ -226,9 +226,9 @@ int trace_main(const char *spec, int argc, char **argv, double secs)
 		else if (WIFSIGNALED(status))
 			ret = 128 + WTERMSIG(status);
 		if (ret)
-			fprintf(stderr, "%s: trace: %s %s %d\n", prog, argv[0],
-				WIFSIGNALED(status) ? "killed by signal" : "exited with status",
-				WIFSIGNALED(status) ? WTERMSIG(status) : ret);
+			kstats_warn("trace: %s %s %d", argv[0],
+				    WIFSIGNALED(status) ? "killed by signal" : "exited with status",
+				    WIFSIGNALED(status) ? WTERMSIG(status) : ret);
 	} else {
 		if (secs > 0)
 			fprintf(stderr, "Tracing %s for %g s, Ctrl-C to end sooner.\n",

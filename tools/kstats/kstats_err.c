@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats: errors and warnings on standard error, each a line led by the
+ * program's name; before an error's message, the cleanups registered
+ * (the temporary file of -o removed, kstats top's terminal restored).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kstats.h"
+
+const char *prog = "kstats";
+
+#define KSTATS_MAX_CLEANUPS 4
+
+static void (*cleanups[KSTATS_MAX_CLEANUPS])(void);
+
+void kstats_on_error(void (*fn)(void))
+{
+	int i;
+
+	for (i = 0; i < KSTATS_MAX_CLEANUPS; i++)
+		if (!cleanups[i] || cleanups[i] == fn)
+			break;
+	if (i == KSTATS_MAX_CLEANUPS)
+		abort();	/* a fixed set of callers: a bug */
+	cleanups[i] = fn;
+}
+
+void kstats_on_error_remove(void (*fn)(void))
+{
+	int i;
+
+	for (i = 0; i < KSTATS_MAX_CLEANUPS; i++)
+		if (cleanups[i] == fn)
+			cleanups[i] = NULL;
+}
+
+/* The cleanups registered, then "kstats: MESSAGE". */
+static void report(const char *fmt, va_list ap)
+{
+	int i;
+
+	for (i = KSTATS_MAX_CLEANUPS - 1; i >= 0; i--)
+		if (cleanups[i])
+			cleanups[i]();
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void kstats_die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+void kstats_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help'.\n", prog);
+	exit(1);
+}
+
+void kstats_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
