@@ -388,7 +388,6 @@ KEPT_CHECKS=(
 	"SPACING tools/kstats/kstats_hist.c"
 	# C11's keyword: userspace has no __noreturn (the kernel's macro).
 	"CAMELCASE tools/kstats/kstats.h"
-	"CAMELCASE tools/kstats/kstats_top.c"
 )
 
 # checkpatch_clean OUTPUT: whether checkpatch's OUTPUT (run with

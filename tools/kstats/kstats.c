@@ -10,8 +10,6 @@
 
 #define KSTATS_VERSION "0.1"
 
-struct kstats_opt opt = { .bits = -1, .cpu = -1 };
-
 static const char kstats_help[] =
 "usage: kstats [options] INPUT             summarize a distribution\n"
 "       kstats [options] --merge INPUT...   summarize several as one\n"
@@ -113,23 +111,23 @@ static void show_help(FILE *f)
 	fputs(kstats_help, f);
 }
 
-void parse_pcts(const char *list)
+void parse_pcts(struct kstats_opt *o, const char *list)
 {
 	char *copy = strdup(list), *t, *save = NULL, *end;
 
 	if (!copy)
 		die(1, "out of memory");
-	opt.npct = 0;
+	o->npct = 0;
 	for (t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		double q = strtod(t, &end);
 
-		if (*end || end == t || !(q > 0 && q <= 100) || opt.npct == MAX_PCTS)
+		if (*end || end == t || !(q > 0 && q <= 100) || o->npct == MAX_PCTS)
 			usage_error("--percentiles: '%s': not in (0, 100], or more than %d",
 				    t, MAX_PCTS);
-		opt.pct[opt.npct++] = q;
+		o->pct[o->npct++] = q;
 	}
 	free(copy);
-	if (!opt.npct)
+	if (!o->npct)
 		usage_error("--percentiles: no percentile");
 }
 
@@ -137,7 +135,7 @@ void parse_pcts(const char *list)
  * --fail-if STAT>N% or STAT<N%: STAT is mean or pQ, one of -p's columns;
  * N signed or not (+5 and 5 alike).
  */
-void parse_fail_if(const char *spec, struct kstats_fail_if *r)
+void parse_fail_if(const struct kstats_opt *o, const char *spec, struct kstats_fail_if *r)
 {
 	const char *op = strpbrk(spec, "<>");
 	char stat[32], *end;
@@ -156,10 +154,10 @@ void parse_fail_if(const char *spec, struct kstats_fail_if *r)
 		r->stat = -1;
 		return;
 	}
-	for (i = 0; i < opt.npct; i++) {
+	for (i = 0; i < o->npct; i++) {
 		char q[32];
 
-		if (stat[0] == 'p' && !strcmp(stat + 1, pct_name(q, sizeof(q), opt.pct[i]))) {
+		if (stat[0] == 'p' && !strcmp(stat + 1, pct_name(q, sizeof(q), o->pct[i]))) {
 			r->stat = i;
 			return;
 		}
@@ -167,14 +165,159 @@ void parse_fail_if(const char *spec, struct kstats_fail_if *r)
 	usage_error("--fail-if: '%s' is not mean or a percentile of -p (p50, p99...)", stat);
 }
 
-int kstats_bits(void)
+int parse_unit(const char *arg)
 {
-	return opt.bits;
+	int u;
+
+	for (u = 4; u; u--)
+		if (!strcmp(arg, unit_names[u - 1]))
+			return u;
+	usage_error("--unit: '%s' is not ns, us, ms or s", arg);
 }
 
-int main(int argc, char **argv)
+/* What a command line asks for, beside its options. */
+struct kstats_cmd {
+	int diff, cmp, merge;	/* --diff, --compare, --merge */
+	int trace;		/* kstats trace */
+	const char *spec;	/* kstats trace SPEC */
+	double secs;		/* kstats trace -d */
+	unsigned int outs;	/* the output formats given, by bit */
+	int le_bits;		/* --le-bits given */
+	int lines;		/* -n given */
+	const char *sort;	/* -s */
+};
+
+/*
+ * An option that would do nothing where it is given is refused: what was
+ * asked for would not be done, and nothing would say so. Also the inputs'
+ * count, and --fail-if's rules (once -p is known).
+ */
+static void check_opts(struct kstats_opt *o, const struct kstats_cmd *k, int argc, char **argv)
 {
 	static const char formats[] = "--hist, --json, --csv or --openmetrics";
+	int c;
+
+	if (k->outs & (k->outs - 1))
+		usage_error("--hist, --json, --csv and --openmetrics: one at a time");
+	/* A table of functions: a group's (DIR, below), or of kstats trace 'GLOB'. */
+	if (k->sort)
+		table_opt_sort(o, k->sort);
+	if ((k->lines || k->sort) && !k->trace &&
+	    (k->diff || k->cmp || k->merge || o->interval > 0 || !kstats_group_table(o)))
+		usage_error("%s: only for the table of a group (DIR, %s)",
+			    lines_sort(k->lines, k->sort), "kstats trace 'GLOB', kstats top");
+	if (o->log2 && o->out != OUT_HIST)
+		usage_error("--log2: only with --hist");
+	if (k->le_bits && o->out != OUT_OPENMETRICS)
+		usage_error("--le-bits: only with --openmetrics");
+	if (o->name && o->out != OUT_OPENMETRICS && !k->trace)
+		usage_error("--name: only with --openmetrics, or kstats trace 'GLOB'");
+	if (o->count && !(o->interval > 0))
+		usage_error("--count: only with --interval");
+	if (o->rows && !(o->interval > 0))
+		usage_error("--rows: only with --interval");
+	if (o->rows && o->out != OUT_SUMMARY)
+		usage_error("--rows: its own lines, not with %s", formats);
+	if (k->cmp && o->out != OUT_SUMMARY && o->out != OUT_JSON)
+		usage_error("--compare: its own text, or --json of two groups, not with %s",
+			    formats);
+	if (o->per_cpu && o->cpu >= 0)
+		usage_error("--cpu and --per-cpu: one or the other");
+	if (o->per_cpu && (k->cmp || o->rows || o->out == OUT_HIST || o->out == OUT_CSV))
+		usage_error("--per-cpu: not with %s (--cpu N: one CPU's)",
+			    k->cmp ? "--compare" : o->rows ? "--rows" :
+			    o->out == OUT_HIST ? "--hist" : "--csv");
+	if (o->per_cpu && o->out == OUT_JSON)
+		usage_error("--per-cpu: not with --json, which has every CPU under \"cpus\"");
+	if (o->cpu >= 0 && o->out == OUT_OPENMETRICS)
+		usage_error("--cpu: not with --openmetrics (--per-cpu: a series per CPU)");
+	if (o->pcts && (o->out == OUT_CSV || o->out == OUT_OPENMETRICS))
+		usage_error("--percentiles: not with %s, whose rows are the slots",
+			    o->out == OUT_CSV ? "--csv" : "--openmetrics");
+	if (o->human && o->out == OUT_CSV)
+		usage_error("--unit: not with --csv, whose numbers are as recorded");
+	if (k->diff + k->cmp + k->merge > 1)
+		usage_error("--diff, --compare and --merge: one at a time");
+	if (o->outfile && k->cmp)
+		usage_error("-o: not with --compare");
+	if (o->nfail_if && !k->cmp)
+		usage_error("--fail-if: only with --compare");
+	for (c = 0; c < o->nfail_if; c++)
+		parse_fail_if(o, o->fail_if[c].text, &o->fail_if[c]);
+	/* Each interval's exposition replaces the file; other formats add up. */
+	if (o->outfile && o->interval > 0 && o->out != OUT_OPENMETRICS)
+		usage_error("-o with --interval: only --openmetrics, %s",
+			    "whose each exposition replaces FILE (redirect the others' output)");
+	if (k->trace && argc && k->secs > 0)
+		usage_error("trace: either --duration or a command, not both");
+	if (!k->trace && (k->diff || k->cmp) && argc != 2)
+		usage_error("%s: two inputs, %s, not %d", k->diff ? "--diff" : "--compare",
+			    k->diff ? "OLD and NEW" : "A and B", argc);
+	if (!k->trace && !argc)
+		usage_error("no input: a file, a metric name or - (standard input)");
+	if (!k->trace && !(k->diff || k->cmp || k->merge) && argc > 1)
+		usage_error("%d inputs where one was expected (more: --merge, --diff, --compare)",
+			    argc);
+	if (o->interval > 0 && (k->diff || k->cmp || k->merge))
+		usage_error("--interval: not with --diff, --compare or --merge");
+	if (o->interval > 0 && argc && !strcmp(argv[0], "-"))
+		usage_error("--interval: not on standard input, which cannot be read again");
+}
+
+/* kstats --diff or --compare A B: of two metrics, or --compare of two groups. */
+static int run_two(const struct kstats_opt *o, const struct kstats_cmd *k, char **argv)
+{
+	char *pa = resolve(argv[0]), *pb = resolve(argv[1]);
+	int ga = group_dir(pa), gb = group_dir(pb), ret = 0;
+	struct ks_data a, b;
+
+	if (ga != gb || (ga && !k->cmp))
+		usage_error("%s: %s", k->cmp ? "--compare" : "--diff",
+			    k->cmp ? "two groups (directories), or two metrics" :
+			    "two metrics, not groups");
+	if (k->cmp && o->out == OUT_JSON && !ga)
+		usage_error("--compare --json: of two groups (directories) only");
+	if (ga) {
+		ret = compare_groups(o, pa, pb, argv[0], argv[1]);
+	} else {
+		load(&a, pa, o->bits);
+		load(&b, pb, o->bits);
+		if (k->cmp) {
+			ret = compare_inputs(o, &a, &b, argv[0], argv[1]);
+		} else {
+			diff(&a, &b, argv[1]);
+			output(o, &a, argv[1]);
+		}
+		ks_data_free(&a);
+		ks_data_free(&b);
+	}
+	free(pa);
+	free(pb);
+	return ret;
+}
+
+/* kstats [options] INPUT: a metric, or a group's directory. */
+static void run_one(const struct kstats_opt *o, const struct kstats_cmd *k, const char *input)
+{
+	char *path = resolve(input);
+	struct ks_data d;
+
+	if (group_dir(path)) {
+		group_main(o, path, input);	/* kstats_group.c */
+	} else {
+		if (k->lines || k->sort)
+			usage_error("%s: %s is not a group (a directory with a _summary)",
+				    lines_sort(k->lines, k->sort), input);
+		load(&d, path, o->bits);
+		output(o, &d, input);
+		ks_data_free(&d);
+	}
+	free(path);
+}
+
+/* kstats [options] INPUT..., or with @trace kstats trace SPEC [options] [COMMAND]. */
+static int kstats_main(int argc, char **argv, int trace)
+{
 	enum { O_PCTS = 256, O_COUNT, O_CPU, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM,
 	       O_NAME, O_DIFF, O_CMP, O_ROWS, O_LE_BITS, O_MERGE, O_LOG2, O_PID, O_CGROUP,
 	       O_FAIL_IF };
@@ -208,33 +351,28 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ }
 	};
-	int c, mode_diff = 0, mode_cmp = 0, mode_merge = 0, trace = 0, ret;
-	int le_bits = 0;
-	unsigned int outs = 0;	/* the output formats given, by bit */
-	const char *spec = NULL, *label, *sort = NULL;
-	int lines = 0;
-	double secs = 0;
+	struct kstats_opt opt = { .bits = -1, .cpu = -1, .sort_pct = 1 };
+	struct kstats_cmd k = { .trace = trace };
+	const char *label;
+	int c, ret;
 	char *end;
 
-	parse_pcts("50,90,95,99,99.9");
-	if (argc > 1 && !strcmp(argv[1], "top"))
-		return top_main(argc - 1, argv + 1);	/* kstats_top.c */
+	parse_pcts(&opt, "50,90,95,99,99.9");
 	/*
 	 * kstats trace FUNC [options] [--] [COMMAND...]: FUNC stands for
 	 * argv[0], and the options end at the command.
 	 */
-	if (argc > 1 && !strcmp(argv[1], "trace")) {
+	if (trace) {
 		const char *func;
 
 		if (argc < 3)
 			usage_error("trace: no function: kstats trace FUNC [options]");
-		trace = 1;
-		spec = argv[2];
-		if (*spec == '-')
+		k.spec = argv[2];
+		if (*k.spec == '-')
 			usage_error("trace: the function comes first: kstats trace FUNC [options]");
-		func = trace_func(spec);
+		func = trace_func(k.spec);
 		if (!*func)
-			usage_error("trace: '%s' is not a function", spec);
+			usage_error("trace: '%s' is not a function", k.spec);
 		argc -= 2;
 		argv += 2;
 	}
@@ -256,7 +394,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'p':
 		case O_PCTS:
-			parse_pcts(optarg);
+			parse_pcts(&opt, optarg);
 			opt.pcts = 1;
 			break;
 		case 'b':
@@ -273,30 +411,26 @@ int main(int argc, char **argv)
 			opt.per_cpu = 1;
 			break;
 		case 'u':
-			for (opt.human = 4; opt.human; opt.human--)
-				if (!strcmp(optarg, unit_names[opt.human - 1]))
-					break;
-			if (!opt.human)
-				usage_error("--unit: '%s' is not ns, us, ms or s", optarg);
+			opt.human = parse_unit(optarg);
 			break;
 		case 'V':
 			printf("kstats %s\n", KSTATS_VERSION);
 			return 0;
 		case O_HIST:
 			opt.out = OUT_HIST;
-			outs |= 1u << opt.out;
+			k.outs |= 1u << opt.out;
 			break;
 		case O_JSON:
 			opt.out = OUT_JSON;
-			outs |= 1u << opt.out;
+			k.outs |= 1u << opt.out;
 			break;
 		case O_CSV:
 			opt.out = OUT_CSV;
-			outs |= 1u << opt.out;
+			k.outs |= 1u << opt.out;
 			break;
 		case O_OM:
 			opt.out = OUT_OPENMETRICS;
-			outs |= 1u << opt.out;
+			k.outs |= 1u << opt.out;
 			break;
 		case O_NAME:
 			opt.name = optarg;
@@ -305,13 +439,13 @@ int main(int argc, char **argv)
 			opt.le_bits = strtol(optarg, &end, 10);
 			if (*end || end == optarg || opt.le_bits < 0 || opt.le_bits > KS_MAX_BITS)
 				usage_error("--le-bits: '%s' is not in 0..%d", optarg, KS_MAX_BITS);
-			le_bits = 1;
+			k.le_bits = 1;
 			break;
 		case 'o':
 			opt.outfile = optarg;
 			break;
 		case O_MERGE:
-			mode_merge = 1;
+			k.merge = 1;
 			break;
 		case O_LOG2:
 			opt.log2 = 1;
@@ -340,8 +474,8 @@ int main(int argc, char **argv)
 				usage_error("--count: '%s' is not a positive number", optarg);
 			break;
 		case 'd':
-			secs = strtod(optarg, &end);
-			if (*end || end == optarg || !(secs > 0))
+			k.secs = strtod(optarg, &end);
+			if (*end || end == optarg || !(k.secs > 0))
 				usage_error("--duration: '%s' is not a positive number of seconds",
 					    optarg);
 			break;
@@ -349,17 +483,17 @@ int main(int argc, char **argv)
 			opt.rows = 1;
 			break;
 		case 'n':
-			top_opt_lines(optarg);
-			lines = 1;
+			table_opt_lines(&opt, optarg);
+			k.lines = 1;
 			break;
 		case 's':
-			sort = optarg;	/* once -p is known */
+			k.sort = optarg;	/* once -p is known */
 			break;
 		case O_DIFF:
-			mode_diff = 1;
+			k.diff = 1;
 			break;
 		case O_CMP:
-			mode_cmp = 1;
+			k.cmp = 1;
 			break;
 		case O_FAIL_IF:
 			if (opt.nfail_if == MAX_FAIL_IF)
@@ -377,146 +511,57 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-
-	/*
-	 * An option that would do nothing where it is given is refused: what
-	 * was asked for would not be done, and nothing would say so.
-	 */
-	if (outs & (outs - 1))
-		usage_error("--hist, --json, --csv and --openmetrics: one at a time");
-
-	/* A table of functions: a group's (DIR, below), or of kstats trace 'GLOB'. */
-	if (sort)
-		top_opt_sort(sort);
-	if ((lines || sort) && !trace &&
-	    (mode_diff || mode_cmp || mode_merge || opt.interval > 0 || !kstats_group_table()))
-		usage_error("%s: only for the table of a group (DIR, %s)", lines_sort(lines, sort),
-			    "kstats trace 'GLOB', kstats top");
-	if (opt.log2 && opt.out != OUT_HIST)
-		usage_error("--log2: only with --hist");
-	if (le_bits && opt.out != OUT_OPENMETRICS)
-		usage_error("--le-bits: only with --openmetrics");
-	if (opt.name && opt.out != OUT_OPENMETRICS && !trace)
-		usage_error("--name: only with --openmetrics, or kstats trace 'GLOB'");
-	if (opt.count && !(opt.interval > 0))
-		usage_error("--count: only with --interval");
-	if (opt.rows && !(opt.interval > 0))
-		usage_error("--rows: only with --interval");
-	if (opt.rows && opt.out != OUT_SUMMARY)
-		usage_error("--rows: its own lines, not with %s", formats);
-	if (mode_cmp && opt.out != OUT_SUMMARY && opt.out != OUT_JSON)
-		usage_error("--compare: its own text, or --json of two groups, not with %s",
-			    formats);
-	if (opt.per_cpu && opt.cpu >= 0)
-		usage_error("--cpu and --per-cpu: one or the other");
-	if (opt.per_cpu && (mode_cmp || opt.rows || opt.out == OUT_HIST || opt.out == OUT_CSV))
-		usage_error("--per-cpu: not with %s (--cpu N: one CPU's)",
-			    mode_cmp ? "--compare" : opt.rows ? "--rows" :
-			    opt.out == OUT_HIST ? "--hist" : "--csv");
-	if (opt.per_cpu && opt.out == OUT_JSON)
-		usage_error("--per-cpu: not with --json, which has every CPU under \"cpus\"");
-	if (opt.cpu >= 0 && opt.out == OUT_OPENMETRICS)
-		usage_error("--cpu: not with --openmetrics (--per-cpu: a series per CPU)");
-	if (opt.pcts && (opt.out == OUT_CSV || opt.out == OUT_OPENMETRICS))
-		usage_error("--percentiles: not with %s, whose rows are the slots",
-			    opt.out == OUT_CSV ? "--csv" : "--openmetrics");
-	if (opt.human && opt.out == OUT_CSV)
-		usage_error("--unit: not with --csv, whose numbers are as recorded");
-	if (mode_diff + mode_cmp + mode_merge > 1)
-		usage_error("--diff, --compare and --merge: one at a time");
-	if (opt.outfile && mode_cmp)
-		usage_error("-o: not with --compare");
-	if (opt.nfail_if && !mode_cmp)
-		usage_error("--fail-if: only with --compare");
-	for (c = 0; c < opt.nfail_if; c++)
-		parse_fail_if(opt.fail_if[c].text, &opt.fail_if[c]);
-	/* Each interval's exposition replaces the file; other formats add up. */
-	if (opt.outfile && opt.interval > 0 && opt.out != OUT_OPENMETRICS)
-		usage_error("-o with --interval: only --openmetrics, %s",
-			    "whose each exposition replaces FILE (redirect the others' output)");
-	if (trace && argc && secs > 0)
-		usage_error("trace: either --duration or a command, not both");
-	if (!trace && (mode_diff || mode_cmp) && argc != 2)
-		usage_error("%s: two inputs, %s, not %d", mode_diff ? "--diff" : "--compare",
-			    mode_diff ? "OLD and NEW" : "A and B", argc);
-	if (!trace && !argc)
-		usage_error("no input: a file, a metric name or - (standard input)");
-	if (!trace && !(mode_diff || mode_cmp || mode_merge) && argc > 1)
-		usage_error("%d inputs where one was expected (more: --merge, --diff, --compare)",
-			    argc);
-	if (opt.interval > 0 && (mode_diff || mode_cmp || mode_merge))
-		usage_error("--interval: not with --diff, --compare or --merge");
-	if (opt.interval > 0 && argc && !strcmp(argv[0], "-"))
-		usage_error("--interval: not on standard input, which cannot be read again");
+	check_opts(&opt, &k, argc, argv);
 	/* The input whose name labels the output: NEW of --diff. */
-	label = trace ? spec : mode_merge ? merged_name(argc, argv) :
-		mode_diff ? argv[1] : argv[0];
+	label = trace ? k.spec : k.merge ? merged_name(argc, argv) : k.diff ? argv[1] : argv[0];
 	if (opt.out == OUT_OPENMETRICS && !opt.name && !strcmp(label, "-"))
 		usage_error("--openmetrics: standard input has no name for the metric label: %s",
 			    "give it with --name NAME");
 	/* A line of vmstat's width: the usual three percentiles. */
 	if (opt.rows && !opt.pcts)
-		parse_pcts("50,90,99");
+		parse_pcts(&opt, "50,90,99");
 	if (opt.outfile && opt.interval <= 0)
 		out_begin(opt.outfile);
 	ret = 0;
 	if (trace) {
-		ret = trace_main(spec, argc, argv, secs);
-	} else if (mode_diff || mode_cmp) {
-		struct ks_data a, b;
-		char *pa = resolve(argv[0]), *pb = resolve(argv[1]);
-		int ga = group_dir(pa), gb = group_dir(pb);
-
-		if (ga != gb || (ga && !mode_cmp))
-			usage_error("%s: %s", mode_cmp ? "--compare" : "--diff",
-				    mode_cmp ? "two groups (directories), or two metrics" :
-				    "two metrics, not groups");
-		if (mode_cmp && opt.out == OUT_JSON && !ga)
-			usage_error("--compare --json: of two groups (directories) only");
-		if (ga) {
-			ret = compare_groups(pa, pb, argv[0], argv[1]);
-			free(pa);
-			free(pb);
-			goto done;
-		}
-		load(&a, pa);
-		load(&b, pb);
-		if (mode_cmp) {
-			ret = compare_inputs(&a, &b, argv[0], argv[1]);
-		} else {
-			diff(&a, &b, argv[1]);
-			output(&a, argv[1]);
-		}
-		ks_data_free(&a);
-		ks_data_free(&b);
-		free(pa);
-		free(pb);
-	} else if (mode_merge) {
+		ret = trace_main(&opt, k.spec, argc, argv, k.secs);
+	} else if (k.diff || k.cmp) {
+		ret = run_two(&opt, &k, argv);
+	} else if (k.merge) {
 		struct ks_data d;
 
-		merge_inputs(&d, argc, argv);
-		output(&d, merged_name(argc, argv));
+		merge_inputs(&opt, &d, argc, argv);
+		output(&opt, &d, merged_name(argc, argv));
 		ks_data_free(&d);
 	} else if (opt.interval > 0) {
-		follow(argv[0]);
+		follow(&opt, argv[0]);
 	} else {
-		struct ks_data d;
-		char *path = resolve(argv[0]);
-
-		if (group_dir(path)) {
-			group_main(path, argv[0]);	/* kstats_top.c */
-		} else {
-			if (lines || sort)
-				usage_error("%s: %s is not a group (a directory with a _summary)",
-					    lines_sort(lines, sort), argv[0]);
-			load(&d, path);
-			output(&d, argv[0]);
-			ks_data_free(&d);
-		}
-		free(path);
+		run_one(&opt, &k, argv[0]);
 	}
-done:
 	if (opt.outfile && opt.interval <= 0)
 		out_commit(opt.outfile);
 	return ret;
+}
+
+static int trace_cmd(int argc, char **argv)
+{
+	return kstats_main(argc, argv, 1);
+}
+
+/* kstats SUBCOMMAND ...: each in the file of its own; otherwise kstats [options] INPUT. */
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*main)(int argc, char **argv);
+	} subcommands[] = {
+		{ "top", top_main },		/* kstats_top.c: argv[0] is "top" */
+		{ "trace", trace_cmd },		/* kstats_trace.c, with kstats's options */
+	};
+	size_t i;
+
+	for (i = 0; argc > 1 && i < ARRAY_SIZE(subcommands); i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].main(i ? argc : argc - 1, i ? argv : argv + 1);
+	return kstats_main(argc, argv, 0);
 }

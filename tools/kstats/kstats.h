@@ -9,8 +9,14 @@
  * for the length of a command (kstats trace). See kstats(1).
  *
  * What the files of the tool share, one section per file: kstats.c has
- * main(), which parses the options and dispatches to the file of each
- * mode; kstats_parse.c reads the input text (also for the fuzz target).
+ * main(), which dispatches a subcommand (top, trace) to its file, or
+ * parses the options into a struct kstats_opt, checks them in one place
+ * and passes them to the file of each mode. No module keeps options of
+ * its own. The leaf modules take their inputs as arguments and link
+ * alone (tests/leaf_test.c): kstats_parse.c reads the input text (also
+ * for the fuzz target), kstats_stats.c computes, kstats_format.c prints
+ * numbers, kstats_err.c reports errors. kstats top's files share
+ * kstats_top.h.
  */
 #ifndef KSTATS_H
 #define KSTATS_H
@@ -30,7 +36,13 @@
 
 enum kstats_out { OUT_SUMMARY, OUT_HIST, OUT_JSON, OUT_CSV, OUT_OPENMETRICS };
 
-/* The options of kstats, but kstats top's (kstats_top.c has its own). */
+/* The order of a table of functions (-s, kstats top's keys). */
+enum kstats_sort { SORT_TOTAL, SORT_PCT, SORT_COUNT, SORT_NAME, NR_SORTS };
+
+/*
+ * The options, parsed by main() (kstats.c) or top_main() (kstats_top.c)
+ * and passed down to each mode: no module reads options of its own.
+ */
 struct kstats_opt {
 	double pct[MAX_PCTS];
 	int npct;
@@ -38,7 +50,7 @@ struct kstats_opt {
 	int bits;		/* --bits, or -1 */
 	long cpu;		/* --cpu, or -1 */
 	int per_cpu;
-	int human;		/* --unit: 0 none, 1 ns, 2 us, 3 ms, 4 s */
+	int human;		/* --unit: 0 none, 1 ns, 2 us, 3 ms, 4 s (the unit of fmt_*()) */
 	enum kstats_out out;
 	double interval;
 	long count;		/* --count, 0 = forever */
@@ -57,18 +69,20 @@ struct kstats_opt {
 		double pct;
 	} fail_if[MAX_FAIL_IF];
 	int nfail_if;
+	/* A table of functions (a group's, kstats top's) */
+	long lines;		/* -n: the rows shown; 0: all (a terminal's height) */
+	enum kstats_sort sort;	/* -s */
+	int sort_pct;		/* SORT_PCT: the column of the percentile */
 };
 
 /* kstats_err.c: errors and warnings */
 extern const char *prog;
 /* "kstats: MESSAGE" on standard error, after the cleanups; exit(@status). */
-_Noreturn void kstats_die(int status, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+_Noreturn void kstats_die(int status, const char *fmt, ...);
 /* A usage error: what is wrong, in a line, and where to read more; exit(1). */
-_Noreturn void kstats_usage_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+_Noreturn void kstats_usage_error(const char *fmt, ...);
 /* "kstats: MESSAGE" on standard error, and go on. */
-void kstats_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kstats_warn(const char *fmt, ...);
 /* @fn runs before the message of an error (a few, each once). */
 void kstats_on_error(void (*fn)(void));
 void kstats_on_error_remove(void (*fn)(void));
@@ -76,31 +90,35 @@ void kstats_on_error_remove(void (*fn)(void));
 #define usage_error kstats_usage_error
 
 /* kstats.c: the options; main() */
-extern struct kstats_opt opt;
-/* --bits, or -1. */
-int kstats_bits(void);
-/* -p LIST, into opt.pct */
-void parse_pcts(const char *list);
+/* --unit U: 1 ns, 2 us, 3 ms, 4 s; a usage error otherwise. */
+int parse_unit(const char *arg);
+/* -p LIST, into @o->pct */
+void parse_pcts(struct kstats_opt *o, const char *list);
 /* --fail-if SPEC, into @r, once -p is known */
-void parse_fail_if(const char *spec, struct kstats_fail_if *r);
+void parse_fail_if(const struct kstats_opt *o, const char *spec, struct kstats_fail_if *r);
 
 /* kstats_input.c: the inputs */
 /* The debugfs mount point (malloc()ed), or NULL if not mounted. */
 char *kstats_debugfs(const char *what);
 char *resolve(const char *input);
-void load(struct ks_data *d, const char *path);
+/* @path into @d, of frac_bits @bits (--bits; -1: inferred); an error ends kstats. */
+void load(struct ks_data *d, const char *path, int bits);
 
-/* kstats_format.c: numbers, as printed */
+/*
+ * kstats_format.c: numbers, as printed; @unit is that of the values
+ * (--unit: 0 none, 1 ns ... 4 s): printed scaled up to s, 3 significant
+ * digits; with none, plain.
+ */
 extern const char * const unit_names[];
 /* Rounding of a printed number: down, to nearest, up. */
 enum { RND_DOWN = -1, RND_NEAR = 0, RND_UP = 1 };
 const char *fmt_fixed(char *buf, size_t n, uint64_t v, int frac);
-const char *fmt_num(char *buf, size_t n, double v, int dir, int pad);
-const char *fmt_val(char *buf, size_t n, double v);
-const char *fmt_lo(char *buf, size_t n, uint64_t v);
-const char *fmt_hi(char *buf, size_t n, uint64_t v);
-const char *fmt_hi3(char *buf, size_t n, uint64_t v);
-const char *fmt_exact(char *buf, size_t n, uint64_t v);
+const char *fmt_num(char *buf, size_t n, double v, int dir, int pad, int unit);
+const char *fmt_val(char *buf, size_t n, double v, int unit);
+const char *fmt_lo(char *buf, size_t n, uint64_t v, int unit);
+const char *fmt_hi(char *buf, size_t n, uint64_t v, int unit);
+const char *fmt_hi3(char *buf, size_t n, uint64_t v, int unit);
+const char *fmt_exact(char *buf, size_t n, uint64_t v, int unit);
 const char *pct_name(char *buf, size_t n, double q);
 const char *shown(char *buf, size_t n, const char *s);
 
@@ -121,7 +139,8 @@ struct stats {
 
 double slot_mean(const struct ks_hist *h, size_t s);
 size_t rank_slot(const struct ks_hist *h, uint64_t r);
-void compute(const struct ks_hist *h, int bits, struct stats *st);
+void compute(const struct ks_hist *h, int bits, const double *pct, int npct,
+	     struct stats *st);
 /* The q-th percentile of @h's @n samples, as every output has it. */
 double kstats_percentile(const struct ks_hist *h, uint64_t n, double q);
 double octaves(size_t s, int bits);
@@ -133,18 +152,21 @@ void hist_add_at(struct ks_hist *a, const struct ks_hist *h, int bits, int to);
 void data_add(struct ks_data *a, const struct ks_data *d);
 
 /* kstats_output.c: one distribution in the output format asked */
-const struct ks_hist *selected(const struct ks_data *d, const char *what);
-void output(const struct ks_data *d, const char *input);
+const struct ks_hist *selected(const struct kstats_opt *o, const struct ks_data *d,
+			       const char *what);
+void output(const struct kstats_opt *o, const struct ks_data *d, const char *input);
 
 /* kstats_summary.c: the text summary, and its table of CPUs (--per-cpu) */
-void print_summary(const char *label, const struct ks_data *d, const struct ks_hist *h);
-void print_per_cpu(const struct ks_data *d);
+void print_summary(const struct kstats_opt *o, const char *label, const struct ks_data *d,
+		   const struct ks_hist *h);
+void print_per_cpu(const struct kstats_opt *o, const struct ks_data *d);
 
 /* kstats_hist.c: --hist */
-void print_hist(const struct ks_hist *hist, int hbits);
+void print_hist(const struct kstats_opt *o, const struct ks_hist *hist, int hbits);
 
 /* kstats_json.c: --json */
-void json_stats(const struct ks_data *d, const struct ks_hist *h, int top);
+void json_stats(const struct kstats_opt *o, const struct ks_data *d, const struct ks_hist *h,
+		int top);
 void json_string(const char *s);
 
 /* kstats_csv.c: --csv */
@@ -154,66 +176,58 @@ struct interval {
 	double time, secs;
 };
 
-void print_csv(const struct ks_data *d, const struct ks_hist *h,
+void print_csv(const struct kstats_opt *o, const struct ks_data *d, const struct ks_hist *h,
 	       const struct interval *iv, const char *func, int head);
 
 /* kstats_openmetrics.c: --openmetrics */
-const char *om_family(void);
+const char *om_family(const struct kstats_opt *o);
 void om_label(char *out, size_t n, const char *in);
-void om_series(const char *family, const char *labels, const struct ks_data *d,
-	       const struct ks_hist *h);
-void print_openmetrics(const struct ks_data *d, const char *input);
+void om_series(const struct kstats_opt *o, const char *family, const char *labels,
+	       const struct ks_data *d, const struct ks_hist *h);
+void print_openmetrics(const struct kstats_opt *o, const struct ks_data *d, const char *input);
 
 /* kstats_compare.c: --compare */
-int compare_inputs(const struct ks_data *a, const struct ks_data *b,
+int compare_inputs(const struct kstats_opt *o, const struct ks_data *a, const struct ks_data *b,
 		   const char *na, const char *nb);
-int compare_groups(const char *da, const char *db, const char *na, const char *nb);
+int compare_groups(const struct kstats_opt *o, const char *da, const char *db, const char *na,
+		   const char *nb);
 
 /* kstats_merge.c: --merge */
-void merge_inputs(struct ks_data *d, int n, char **inputs);
+void merge_inputs(const struct kstats_opt *o, struct ks_data *d, int n, char **inputs);
 const char *merged_name(int n, char **inputs);
 
 /* kstats_follow.c: --interval */
 double now_s(clockid_t clock);
-void follow(const char *input);
+void follow(const struct kstats_opt *o, const char *input);
 
 /* kstats_trace.c: kstats trace */
-int trace_main(const char *spec, int argc, char **argv, double secs);
+int trace_main(const struct kstats_opt *o, const char *spec, int argc, char **argv,
+	       double secs);
 const char *trace_func(const char *spec);
 
 /* kstats_outfile.c: -o, a file written whole or not at all */
 void out_begin(const char *file);
 void out_commit(const char *file);
 
-/* kstats_group.c: a group's functions, each in the output format asked */
+/* kstats_group.c: a group's directory as an input; the end of kstats trace 'GLOB' */
 /* Whether the output asked is the summary: a group's is a table. */
-int kstats_group_table(void);
-/*
- * A group in the output format asked (--json, --csv, --openmetrics,
- * --hist, --per-cpu): begin, then each function (@i from 0), then end.
- */
-void kstats_group_begin(const char *group);
-void kstats_group_output(const struct ks_data *d, const char *group,
-			 const char *func, size_t i);
-void kstats_group_end(size_t n);
-
-/* kstats_top.c: kstats top, group directories as input, kstats trace 'GLOB' */
-int top_main(int argc, char **argv);
-/* kstats [options] DIR: whether @path is a group's directory, and its output. */
+int kstats_group_table(const struct kstats_opt *o);
+/* Whether @path is a group's directory: a directory with a _summary. */
 int group_dir(const char *path);
-void group_main(const char *path, const char *input);
-/* kstats trace -n N */
-void top_opt_lines(const char *arg);
-void top_opt_sort(const char *arg);
-/*
- * kstats trace: if the function of *@spec is a glob, its group's name
- * (@name, or kstats-trace-PID), and *@spec becomes "fprobe:GLOB as NAME";
- * else NULL. @per_cpu: --per-cpu or --cpu was given (a group has no CPUs).
- */
-const char *trace_group(const char **spec, const char *name, int per_cpu);
-/* The group's functions, read from @path (before its removal)... */
-struct top *group_snapshot(const char *path);
-/* ...then printed: over @secs seconds, the glob @glob. */
-void group_report(struct top *t, const char *group, double secs);
+/* kstats [options] DIR: the table of its functions, or each in the format asked. */
+void group_main(const struct kstats_opt *o, const char *path, const char *input);
+/* kstats trace 'GLOB': the group's functions, read from @path before its removal... */
+struct top *group_snapshot(const struct kstats_opt *o, const char *path);
+/* ...then printed: over @secs seconds. */
+void group_report(const struct kstats_opt *o, struct top *t, const char *group, double secs);
+
+/* kstats_table.c: the options of a table of functions */
+/* -n N */
+void table_opt_lines(struct kstats_opt *o, const char *arg);
+/* -s KEY, once -p is known: total, count, name or pQ, a percentile column. */
+void table_opt_sort(struct kstats_opt *o, const char *arg);
+
+/* kstats_top.c: kstats top */
+int top_main(int argc, char **argv);
 
 #endif

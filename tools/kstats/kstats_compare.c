@@ -121,14 +121,14 @@ static double outwards(double x, bool up, int *dec)
  * the statistics of sizes or queue depths are not all nanoseconds). With
  * @sign, a change: its sign always.
  */
-static const char *fmt_stat(char *buf, size_t n, double v, bool sign)
+static const char *fmt_stat(const struct kstats_opt *o, char *buf, size_t n, double v, bool sign)
 {
 	char num[48];
 
-	if (!opt.human && v != floor(v) && fabs(v) < 100)
+	if (!o->human && v != floor(v) && fabs(v) < 100)
 		snprintf(num, sizeof(num), "%.3g", v);
 	else
-		fmt_val(num, sizeof(num), v);
+		fmt_val(num, sizeof(num), v, o->human);
 	snprintf(buf, n, "%s%s", sign && v >= 0 ? "+" : "", num);
 	return buf;
 }
@@ -151,13 +151,13 @@ static double rounded(double x, int d)
 	return v == 0 ? 0 : v;
 }
 
-static void compare_line(const char *what, int w, double va, double vb,
+static void compare_line(const struct kstats_opt *o, const char *what, int w, double va, double vb,
 			 double dlo, double dhi, bool few)
 {
 	char x[64], y[64], l[64], h[64], c[64];
 
-	printf("%-8s %*s %*s", what, w, fmt_stat(x, sizeof(x), va, false),
-	       w, fmt_stat(y, sizeof(y), vb, false));
+	printf("%-8s %*s %*s", what, w, fmt_stat(o, x, sizeof(x), va, false),
+	       w, fmt_stat(o, y, sizeof(y), vb, false));
 	/* Where A is 0, the change in absolute terms. */
 	if (va > 0) {
 		/* Without an interval, nothing says a decimal would be right. */
@@ -165,7 +165,7 @@ static void compare_line(const char *what, int w, double va, double vb,
 
 		printf(" %+9.*f%%", d, rounded((vb - va) / va * 100, d));
 	} else {
-		printf(" %10s", fmt_stat(c, sizeof(c), vb - va, true));
+		printf(" %10s", fmt_stat(o, c, sizeof(c), vb - va, true));
 	}
 	if (few) {
 		printf("  too few samples for an interval%s\n", va > 0 ? "" : "  (A is 0)");
@@ -178,10 +178,11 @@ static void compare_line(const char *what, int w, double va, double vb,
 		       plo <= 0 && phi >= 0 ? "  ~" : "");
 	} else {
 		/* "~" as the bounds printed: without --unit, whole numbers. */
-		double plo = opt.human ? dlo : floor(dlo), phi = opt.human ? dhi : ceil(dhi);
+		double plo = o->human ? dlo : floor(dlo), phi = o->human ? dhi : ceil(dhi);
 
-		printf("  [%s, %s]%s  (A is 0)\n", fmt_num(l, sizeof(l), dlo, RND_DOWN, 0),
-		       fmt_num(h, sizeof(h), dhi, RND_UP, 0),
+		printf("  [%s, %s]%s  (A is 0)\n",
+		       fmt_num(l, sizeof(l), dlo, RND_DOWN, 0, o->human),
+		       fmt_num(h, sizeof(h), dhi, RND_UP, 0, o->human),
 		       plo <= 0 && phi >= 0 ? "  ~" : "");
 	}
 }
@@ -202,7 +203,8 @@ struct cmp_result {
 };
 
 /* The comparison of @ha and @hb, both of frac_bits @bits, into @res. */
-static void compare_compute(const struct ks_hist *ha, const struct ks_hist *hb, int bits,
+static void compare_compute(const struct kstats_opt *o, const struct ks_hist *ha,
+			    const struct ks_hist *hb, int bits,
 			    struct cmp_result *res)
 {
 	struct stats *sa = &res->sa, *sb = &res->sb;
@@ -213,8 +215,8 @@ static void compare_compute(const struct ks_hist *ha, const struct ks_hist *hb, 
 	int i;
 
 	memset(res, 0, sizeof(*res));
-	compute(ha, bits, sa);
-	compute(hb, bits, sb);
+	compute(ha, bits, o->pct, o->npct, sa);
+	compute(hb, bits, o->pct, o->npct, sb);
 	if (!sa->n || !sb->n)
 		return;
 	/*
@@ -243,9 +245,9 @@ static void compare_compute(const struct ks_hist *ha, const struct ks_hist *hb, 
 	hi = (double)ks_slot_max(sb->last, bits) - (double)ks_slot_min(sa->first, bits);
 	res->mean = (struct cmp_stat){ sa->mean, sb->mean, fmax(lo, dlo), fmin(hi, dhi),
 				       sa->n < 2 || sb->n < 2 };
-	for (i = 0; i < opt.npct; i++) {
-		ok = pct_interval(ha, bits, sa->n, opt.pct[i], &alo, &ahi) &&
-		     pct_interval(hb, bits, sb->n, opt.pct[i], &blo, &bhi);
+	for (i = 0; i < o->npct; i++) {
+		ok = pct_interval(ha, bits, sa->n, o->pct[i], &alo, &ahi) &&
+		     pct_interval(hb, bits, sb->n, o->pct[i], &blo, &bhi);
 		va = sa->pct[i].value;
 		/*
 		 * B's percentile is in [blo, bhi], A's in [alo, ahi]: their
@@ -282,29 +284,30 @@ static void compare_compute(const struct ks_hist *ha, const struct ks_hist *hb, 
 }
 
 /* The comparison of @ha and @hb, named @na and @nb, both of frac_bits @bits. */
-static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int bits,
+static void compare_at(const struct kstats_opt *o, const struct ks_hist *ha,
+		       const struct ks_hist *hb, int bits,
 		       const char *na, const char *nb, struct cmp_result *res)
 {
 	char q[32], x[64], y[64];
 	int i, w;
 
-	compare_compute(ha, hb, bits, res);
+	compare_compute(o, ha, hb, bits, res);
 	if (!res->sa.n || !res->sb.n)
 		die(2, "%s is empty", !res->sa.n ? na : nb);
 	w = strlen(na) > strlen(nb) ? strlen(na) : strlen(nb);
 	w = w < 14 ? 14 : w > 30 ? 30 : w;
-	snprintf(q, sizeof(q), "cpu %ld", opt.cpu);
-	printf("%-8s %*s %*s %10s  %s\n", opt.cpu >= 0 ? q : "", w, head(x, sizeof(x), na, w),
+	snprintf(q, sizeof(q), "cpu %ld", o->cpu);
+	printf("%-8s %*s %*s %10s  %s\n", o->cpu >= 0 ? q : "", w, head(x, sizeof(x), na, w),
 	       w, head(y, sizeof(y), nb, w), "change", "95% interval of the change");
 	printf("%-8s %*llu %*llu\n", "count", w, (unsigned long long)res->sa.n,
 	       w, (unsigned long long)res->sb.n);
-	compare_line("mean", w, res->mean.a, res->mean.b, res->mean.lo, res->mean.hi,
+	compare_line(o, "mean", w, res->mean.a, res->mean.b, res->mean.lo, res->mean.hi,
 		     res->mean.few);
-	for (i = 0; i < opt.npct; i++) {
+	for (i = 0; i < o->npct; i++) {
 		char col[40];
 
-		snprintf(col, sizeof(col), "p%s", pct_name(q, sizeof(q), opt.pct[i]));
-		compare_line(col, w, res->pct[i].a, res->pct[i].b, res->pct[i].lo,
+		snprintf(col, sizeof(col), "p%s", pct_name(q, sizeof(q), o->pct[i]));
+		compare_line(o, col, w, res->pct[i].a, res->pct[i].b, res->pct[i].lo,
 			     res->pct[i].hi, res->pct[i].few);
 	}
 	printf("~: the interval holds 0, the change is within the resolution (slot bounds)\n"
@@ -315,7 +318,7 @@ static void compare_at(const struct ks_hist *ha, const struct ks_hist *hb, int b
 	printf("   D: the largest gap between the two CDFs, %.2f%% of the samples",
 	       res->d * 100);
 	if (res->d > 0)
-		printf(", at %s", fmt_exact(x, sizeof(x), ks_slot_max(res->at, bits)));
+		printf(", at %s", fmt_exact(x, sizeof(x), ks_slot_max(res->at, bits), o->human));
 	printf(";\n   p: the chance of a gap as large if both were independent samples of\n"
 	       "   one distribution\n");
 }
@@ -342,7 +345,7 @@ static void say_failed(const struct kstats_fail_if *r, const char *name, double 
  * is above N% of A's value (STAT<N%: below), so that noise, which the
  * interval holds, fails no rule. Returns whether one failed.
  */
-static bool fails_if(const struct cmp_result *res, const char *name)
+static bool fails_if(const struct kstats_opt *o, const struct cmp_result *res, const char *name)
 {
 	const struct kstats_fail_if *r;
 	const struct cmp_stat *st;
@@ -351,7 +354,7 @@ static bool fails_if(const struct cmp_result *res, const char *name)
 
 	if (!res->sa.n || !res->sb.n)
 		return false;
-	for (r = opt.fail_if; r < opt.fail_if + opt.nfail_if; r++) {
+	for (r = o->fail_if; r < o->fail_if + o->nfail_if; r++) {
 		st = r->stat < 0 ? &res->mean : &res->pct[r->stat];
 		if (st->few)
 			continue;
@@ -384,10 +387,11 @@ static const struct ks_hist *at_bits(struct ks_hist *tmp, const struct ks_hist *
  * error, with each input's frac_bits. Returns EXIT_FAIL_IF when a
  * --fail-if rule fails, else 0.
  */
-int compare_inputs(const struct ks_data *a, const struct ks_data *b, const char *na,
+int compare_inputs(const struct kstats_opt *o, const struct ks_data *a, const struct ks_data *b,
+		   const char *na,
 		   const char *nb)
 {
-	const struct ks_hist *ha = selected(a, na), *hb = selected(b, nb);
+	const struct ks_hist *ha = selected(o, a, na), *hb = selected(o, b, nb);
 	int bits = a->bits < b->bits ? a->bits : b->bits;
 	struct ks_hist ca = { 0 }, cb = { 0 };
 	struct cmp_result res;
@@ -398,13 +402,13 @@ int compare_inputs(const struct ks_data *a, const struct ks_data *b, const char 
 		fprintf(stderr, "; compared at frac_bits %d, the coarsest (exact: %s)\n", bits,
 			"each of its slots is a union of finer ones");
 	}
-	compare_at(at_bits(&ca, ha, a->bits, bits), at_bits(&cb, hb, b->bits, bits), bits,
+	compare_at(o, at_bits(&ca, ha, a->bits, bits), at_bits(&cb, hb, b->bits, bits), bits,
 		   na, nb, &res);
 	free(ca.count);
 	free(ca.sum);
 	free(cb.count);
 	free(cb.sum);
-	return fails_if(&res, nb) ? EXIT_FAIL_IF : 0;
+	return fails_if(o, &res, nb) ? EXIT_FAIL_IF : 0;
 }
 
 /* A function of both groups, compared. */
@@ -449,12 +453,12 @@ static double significant(const struct cmp_stat *st)
 }
 
 /* The largest significant change of the mean and the percentiles of @res. */
-static double row_key(const struct cmp_result *res)
+static double row_key(const struct kstats_opt *o, const struct cmp_result *res)
 {
 	double key = significant(&res->mean), k;
 	int i;
 
-	for (i = 0; i < opt.npct; i++) {
+	for (i = 0; i < o->npct; i++) {
 		k = significant(&res->pct[i]);
 		key = fabs(k) > fabs(key) ? k : key;
 	}
@@ -476,7 +480,8 @@ static int cmp_rows(const void *x, const void *y)
 }
 
 /* One statistic's change, in a column: "+12.3% [+8.1, +16.0]", "~" if it holds 0. */
-static const char *change_cell(char *buf, size_t n, const struct cmp_stat *st)
+static const char *change_cell(const struct kstats_opt *o, char *buf, size_t n,
+			       const struct cmp_stat *st)
 {
 	int dl, dh;
 	double lo, hi;
@@ -485,14 +490,14 @@ static const char *change_cell(char *buf, size_t n, const struct cmp_stat *st)
 		snprintf(buf, n, "(few samples)");
 	} else if (!(st->a > 0)) {
 		char c[64], l[64], h[64];
-		double plo = opt.human ? st->lo : floor(st->lo);
-		double phi = opt.human ? st->hi : ceil(st->hi);
+		double plo = o->human ? st->lo : floor(st->lo);
+		double phi = o->human ? st->hi : ceil(st->hi);
 
 		/* In absolute terms, as the text of a single comparison. */
 		snprintf(buf, n, "%s [%s, %s]%s (A is 0)",
-			 fmt_stat(c, sizeof(c), st->b - st->a, true),
-			 fmt_num(l, sizeof(l), st->lo, RND_DOWN, 0),
-			 fmt_num(h, sizeof(h), st->hi, RND_UP, 0),
+			 fmt_stat(o, c, sizeof(c), st->b - st->a, true),
+			 fmt_num(l, sizeof(l), st->lo, RND_DOWN, 0, o->human),
+			 fmt_num(h, sizeof(h), st->hi, RND_UP, 0, o->human),
 			 plo <= 0 && phi >= 0 ? " ~" : "");
 	} else {
 		lo = outwards(st->lo / st->a * 100, false, &dl);
@@ -563,11 +568,13 @@ static void text_names(const char *group, char **names, size_t n)
  * Returns EXIT_FAIL_IF when a --fail-if rule fails for a function,
  * naming each on standard error.
  */
-int compare_groups(const char *da, const char *db, const char *na, const char *nb)
+int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, const char *na,
+		   const char *nb)
 {
 	char **fa, **fb, *pa, *pb, q[32], cell[96], name[1024];
 	size_t n = 0, ka, kb, i, j, wn = 8;
 	int c, ret = 0, coarse = 0, w[1 + MAX_PCTS];
+	struct kstats_opt copy = *o0, *o = &copy;
 	struct cmp_row *rows;
 	struct ks_data a, b;
 
@@ -575,10 +582,10 @@ int compare_groups(const char *da, const char *db, const char *na, const char *n
 	 * A row per function: the mean and, unless -p, p50 and p99 (the
 	 * --fail-if rules then name their columns anew).
 	 */
-	if (!opt.pcts) {
-		parse_pcts("50,99");
-		for (c = 0; c < opt.nfail_if; c++)
-			parse_fail_if(opt.fail_if[c].text, &opt.fail_if[c]);
+	if (!o->pcts) {
+		parse_pcts(o, "50,99");
+		for (c = 0; c < o->nfail_if; c++)
+			parse_fail_if(o, o->fail_if[c].text, &o->fail_if[c]);
 	}
 	ka = group_funcs(da, &fa);
 	kb = group_funcs(db, &fb);
@@ -596,19 +603,20 @@ int compare_groups(const char *da, const char *db, const char *na, const char *n
 		}
 		if (asprintf(&pa, "%s/%s", da, fa[i]) < 0 || asprintf(&pb, "%s/%s", db, fb[j]) < 0)
 			die(1, "out of memory");
-		load(&a, pa);
-		load(&b, pb);
+		load(&a, pa, o->bits);
+		load(&b, pb, o->bits);
 		bits = a.bits < b.bits ? a.bits : b.bits;
 		coarse |= a.bits != b.bits;
-		compare_compute(at_bits(&ca, selected(&a, pa), a.bits, bits),
-				at_bits(&cb, selected(&b, pb), b.bits, bits), bits, &rows[n].res);
+		compare_compute(o, at_bits(&ca, selected(o, &a, pa), a.bits, bits),
+				at_bits(&cb, selected(o, &b, pb), b.bits,
+					bits), bits, &rows[n].res);
 		free(ca.count);
 		free(ca.sum);
 		free(cb.count);
 		free(cb.sum);
 		rows[n].name = fa[i];
 		rows[n].empty = !rows[n].res.sa.n || !rows[n].res.sb.n;
-		rows[n].key = row_key(&rows[n].res);
+		rows[n].key = row_key(o, &rows[n].res);
 		fa[i] = NULL;
 		free(fb[j]);
 		fb[j] = NULL;
@@ -624,7 +632,7 @@ int compare_groups(const char *da, const char *db, const char *na, const char *n
 		fprintf(stderr, "%s: --compare: %s\n", prog,
 			"functions of different frac_bits in A and B are compared at the coarser");
 	qsort(rows, n, sizeof(*rows), cmp_rows);
-	if (opt.out == OUT_JSON) {
+	if (o->out == OUT_JSON) {
 		printf("{\"a\":");
 		json_string(na);
 		printf(",\"b\":");
@@ -640,15 +648,15 @@ int compare_groups(const char *da, const char *db, const char *na, const char *n
 			if (!rows[i].empty) {
 				printf(",");
 				json_stat("mean", &r->mean);
-				for (c = 0; c < opt.npct; c++) {
+				for (c = 0; c < o->npct; c++) {
 					snprintf(cell, sizeof(cell), "p%s",
-						 pct_name(q, sizeof(q), opt.pct[c]));
+						 pct_name(q, sizeof(q), o->pct[c]));
 					printf(",");
 					json_stat(cell, &r->pct[c]);
 				}
 				printf(",\"ks_d\":%.6f,\"ks_p\":%.3g", r->d, r->p);
 			}
-			printf(",\"fails\":%s}", fails_if(r, NULL) ? "true" : "false");
+			printf(",\"fails\":%s}", fails_if(o, r, NULL) ? "true" : "false");
 		}
 		printf("}");
 		json_names("only_a", fa, ka);
@@ -659,20 +667,20 @@ int compare_groups(const char *da, const char *db, const char *na, const char *n
 		for (i = 0; i < n; i++)
 			wn = strlen(shown(name, sizeof(name), rows[i].name)) > wn ?
 			     strlen(name) : wn;
-		for (c = 0; c <= opt.npct; c++) {
-			w[c] = c ? 1 + strlen(pct_name(q, sizeof(q), opt.pct[c - 1])) : 4;
+		for (c = 0; c <= o->npct; c++) {
+			w[c] = c ? 1 + strlen(pct_name(q, sizeof(q), o->pct[c - 1])) : 4;
 			for (i = 0; i < n; i++) {
 				if (rows[i].empty)
 					continue;
-				change_cell(cell, sizeof(cell),
+				change_cell(o, cell, sizeof(cell),
 					    c ? &rows[i].res.pct[c - 1] : &rows[i].res.mean);
 				w[c] = (int)strlen(cell) > w[c] ? (int)strlen(cell) : w[c];
 			}
 		}
 		printf("%-*s %8s %8s %-*s", (int)wn, "function", "count A", "count B", w[0],
 		       "mean");
-		for (c = 1; c <= opt.npct; c++) {
-			snprintf(cell, sizeof(cell), "p%s", pct_name(q, sizeof(q), opt.pct[c - 1]));
+		for (c = 1; c <= o->npct; c++) {
+			snprintf(cell, sizeof(cell), "p%s", pct_name(q, sizeof(q), o->pct[c - 1]));
 			printf(" %-*s", w[c], cell);
 		}
 		printf(" %8s\n", "ks p");
@@ -686,10 +694,10 @@ int compare_groups(const char *da, const char *db, const char *na, const char *n
 				       !r->sa.n ? "A" : "B");
 				continue;
 			}
-			printf(" %-*s", w[0], change_cell(cell, sizeof(cell), &r->mean));
-			for (c = 1; c <= opt.npct; c++)
+			printf(" %-*s", w[0], change_cell(o, cell, sizeof(cell), &r->mean));
+			for (c = 1; c <= o->npct; c++)
 				printf(" %-*s", w[c],
-				       change_cell(cell, sizeof(cell), &r->pct[c - 1]));
+				       change_cell(o, cell, sizeof(cell), &r->pct[c - 1]));
 			printf(" %8.2g\n", r->p);
 		}
 		text_names(na, fa, ka);
@@ -700,7 +708,7 @@ int compare_groups(const char *da, const char *db, const char *na, const char *n
 		       n);
 	}
 	for (i = 0; i < n; i++) {
-		if (fails_if(&rows[i].res, rows[i].name))
+		if (fails_if(o, &rows[i].res, rows[i].name))
 			ret = EXIT_FAIL_IF;
 		free(rows[i].name);
 	}

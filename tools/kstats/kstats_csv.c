@@ -25,7 +25,7 @@ static void csv_field(const char *s)
  * seconds (an interval without samples has no row). With @func (a group's
  * function), a column function before the slot's; @head: the header too.
  */
-void print_csv(const struct ks_data *d, const struct ks_hist *h,
+void print_csv(const struct kstats_opt *o, const struct ks_data *d, const struct ks_hist *h,
 	       const struct interval *iv, const char *func, int head)
 {
 	uint64_t n = 0, cum = 0;
@@ -37,7 +37,7 @@ void print_csv(const struct ks_data *d, const struct ks_hist *h,
 	if (head && (!iv || iv->i == 1))
 		printf("%s%sslot,lo,hi,count,mean,cdf,fraction,per_octave,per_unit%s\n",
 		       iv ? "interval,time,seconds," : "", func ? "function," : "",
-		       opt.cpu >= 0 ? ",cpu" : "");
+		       o->cpu >= 0 ? ",cpu" : "");
 	for (s = 0; s < h->nslots; s++) {
 		double f = (double)h->count[s] / n;
 
@@ -54,8 +54,8 @@ void print_csv(const struct ks_data *d, const struct ks_hist *h,
 		       (unsigned long long)h->count[s], slot_mean(h, s),
 		       (double)cum / n, f, f / octaves(s, d->bits),
 		       f / ((double)ks_slot_max(s, d->bits) - ks_slot_min(s, d->bits) + 1));
-		if (opt.cpu >= 0)
-			printf(",%ld", opt.cpu);
+		if (o->cpu >= 0)
+			printf(",%ld", o->cpu);
 		putchar('\n');
 	}
 }

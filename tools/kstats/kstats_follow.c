@@ -43,8 +43,8 @@ double now_s(clockid_t clock)
 }
 
 /* One interval of --interval, as --rows, --json (a JSON line) or else. */
-static void follow_print(const struct ks_data *d, const char *input, long i, double secs,
-			 int reset)
+static void follow_print(const struct kstats_opt *o, const struct ks_data *d, const char *input,
+			 long i, double secs, int reset)
 {
 	char x[32], clock[16];
 	struct stats st;
@@ -52,17 +52,17 @@ static void follow_print(const struct ks_data *d, const char *input, long i, dou
 	struct tm tm;
 	int k;
 
-	compute(selected(d, input), d->bits, &st);
-	if (opt.rows) {
+	compute(selected(o, d, input), d->bits, o->pct, o->npct, &st);
+	if (o->rows) {
 		if (i == 1) {
-			if (opt.cpu >= 0)
-				printf("cpu %ld\n", opt.cpu);
+			if (o->cpu >= 0)
+				printf("cpu %ld\n", o->cpu);
 			printf("%-8s %8s %10s %10s", "time", "interval", "count", "rate/s");
-			for (k = 0; k < opt.npct; k++) {
+			for (k = 0; k < o->npct; k++) {
 				char col[40];
 
 				snprintf(col, sizeof(col), "p%s",
-					 pct_name(x, sizeof(x), opt.pct[k]));
+					 pct_name(x, sizeof(x), o->pct[k]));
 				printf(" %11s", col);
 			}
 			printf(" %11s %11s\n", "max<=", "total");
@@ -76,37 +76,39 @@ static void follow_print(const struct ks_data *d, const char *input, long i, dou
 		if (!localtime_r(&now, &tm) || !strftime(clock, sizeof(clock), "%H:%M:%S", &tm))
 			snprintf(clock, sizeof(clock), "-");
 		printf("%-8s %8ld %10llu %10.1f", clock, i, (unsigned long long)st.n, st.n / secs);
-		for (k = 0; k < opt.npct; k++)
-			printf(" %11s", st.n ? fmt_val(x, sizeof(x), st.pct[k].value) : "-");
-		printf(" %11s", st.n ? fmt_hi(x, sizeof(x), ks_slot_max(st.last, d->bits)) : "-");
-		printf(" %11s%s\n", fmt_val(x, sizeof(x), st.sum),
+		for (k = 0; k < o->npct; k++)
+			printf(" %11s",
+			       st.n ? fmt_val(x, sizeof(x), st.pct[k].value, o->human) : "-");
+		printf(" %11s",
+		       st.n ? fmt_hi(x, sizeof(x), ks_slot_max(st.last, d->bits), o->human) : "-");
+		printf(" %11s%s\n", fmt_val(x, sizeof(x), st.sum, o->human),
 		       reset ? "  (reset)" : "");
-	} else if (opt.out == OUT_CSV) {
+	} else if (o->out == OUT_CSV) {
 		struct interval iv = { i, now_s(CLOCK_REALTIME), secs };
 
-		print_csv(d, selected(d, input), &iv, NULL, 1);
-	} else if (opt.out == OUT_OPENMETRICS) {
+		print_csv(o, d, selected(o, d, input), &iv, NULL, 1);
+	} else if (o->out == OUT_OPENMETRICS) {
 		/*
 		 * An exposition per interval, of the totals so far; nothing
 		 * between them. With -o, each replaces the file whole, for
 		 * node_exporter's textfile collector.
 		 */
-		if (opt.outfile)
-			out_begin(opt.outfile);
-		output(d, input);
-		if (opt.outfile)
-			out_commit(opt.outfile);
-	} else if (opt.out == OUT_JSON) {
+		if (o->outfile)
+			out_begin(o->outfile);
+		output(o, d, input);
+		if (o->outfile)
+			out_commit(o->outfile);
+	} else if (o->out == OUT_JSON) {
 		printf("{\"interval\":%ld,\"time\":%.3f,\"seconds\":%.3f",
 		       i, now_s(CLOCK_REALTIME), secs);
 		printf(",\"rate\":%.1f,\"reset\":%s,\"stats\":", st.n / secs,
 		       reset ? "true" : "false");
-		json_stats(d, selected(d, input), 1);
+		json_stats(o, d, selected(o, d, input), 1);
 		printf("}\n");
 	} else {
 		printf("interval %ld seconds %.3f rate %.1f/s%s\n", i, secs, st.n / secs,
 		       reset ? " (after a reset)" : "");
-		output(d, input);
+		output(o, d, input);
 	}
 	fflush(stdout);
 }
@@ -118,7 +120,7 @@ static void follow_print(const struct ks_data *d, const char *input, long i, dou
  * rewritten in place while read, as rsync or a network file system copy
  * does) is -1, with why in @why (BUFSIZ bytes): that read is skipped.
  */
-static int try_load(struct ks_data *d, const char *path, char *why)
+static int try_load(const struct kstats_opt *o, struct ks_data *d, const char *path, char *why)
 {
 	FILE *f = fopen(path, "r");
 	int err;
@@ -137,7 +139,7 @@ static int try_load(struct ks_data *d, const char *path, char *why)
 		return err;
 	}
 	fclose(f);
-	if (ks_finish(d, opt.bits)) {
+	if (ks_finish(d, o->bits)) {
 		snprintf(why, BUFSIZ, "%s", d->err);
 		ks_data_free(d);
 		return -1;
@@ -152,10 +154,10 @@ static int try_load(struct ks_data *d, const char *path, char *why)
  * starts again from it, and is said to; a metric that is gone is waited
  * for. --openmetrics: the totals of the intervals so far.
  */
-void follow(const char *input)
+void follow(const struct kstats_opt *o, const char *input)
 {
-	struct timespec ts = { (time_t)opt.interval,
-			       (long)((opt.interval - (time_t)opt.interval) * 1e9) };
+	struct timespec ts = { (time_t)o->interval,
+			       (long)((o->interval - (time_t)o->interval) * 1e9) };
 	char *path = resolve(input);
 	struct ks_data prev, cur, total;
 	double t0, t;
@@ -163,13 +165,13 @@ void follow(const char *input)
 	int err, gone = 0, bad = 0, reset;
 	char why[BUFSIZ];
 
-	load(&prev, path);
-	selected(&prev, path);	/* --cpu N of this input, said now */
+	load(&prev, path, o->bits);
+	selected(o, &prev, path);	/* --cpu N of this input, said now */
 	ks_data_init(&total);
 	t0 = now_s(CLOCK_MONOTONIC);
-	while (!opt.count || i < opt.count) {
+	while (!o->count || i < o->count) {
 		nanosleep(&ts, NULL);
-		err = try_load(&cur, path, why);
+		err = try_load(o, &cur, path, why);
 		/* Malformed: no output for this read, the next covers it; said once. */
 		if (err < 0) {
 			if (!bad++)
@@ -199,9 +201,9 @@ void follow(const char *input)
 		 * intervals so far, which a reset does not lower. A reader
 		 * (Prometheus' rate()) takes each interval's from them.
 		 */
-		if (opt.out == OUT_OPENMETRICS)
+		if (o->out == OUT_OPENMETRICS)
 			data_add(&total, &prev);
-		follow_print(opt.out == OUT_OPENMETRICS ? &total : &prev, input, ++i, t - t0,
+		follow_print(o, o->out == OUT_OPENMETRICS ? &total : &prev, input, ++i, t - t0,
 			     reset);
 		ks_data_free(&prev);
 		prev = cur;

@@ -107,17 +107,17 @@ static void sig3_u64(uint64_t v, int dir, uint64_t *m, int *e)
 }
 
 /*
- * A number in the unit of --unit, scaled up to s, with 3 significant
+ * A number in @unit (enum kstats_unit), scaled up to s, with 3 significant
  * digits (trailing zeros kept when @pad: a column of values reads alike),
- * rounded as @dir, so that a bound printed still holds; plain without
- * --unit: @v exactly, an integer.
+ * rounded as @dir, so that a bound printed still holds; plain with no
+ * unit: @v exactly, an integer.
  */
-static const char *fmt_u64(char *buf, size_t n, uint64_t v, int dir, int pad)
+static const char *fmt_u64(char *buf, size_t n, uint64_t v, int dir, int pad, int unit)
 {
 	uint64_t m;
 	int e, d;
 
-	if (!opt.human) {
+	if (!unit) {
 		snprintf(buf, n, "%llu", (unsigned long long)v);
 		return buf;
 	}
@@ -127,22 +127,22 @@ static const char *fmt_u64(char *buf, size_t n, uint64_t v, int dir, int pad)
 		m *= pow10u(3 - d);
 		e -= 3 - d;
 	}
-	return fmt_digits(buf, n, 0, m, e, opt.human - 1);
+	return fmt_digits(buf, n, 0, m, e, unit - 1);
 }
 
-const char *fmt_num(char *buf, size_t n, double v, int dir, int pad)
+const char *fmt_num(char *buf, size_t n, double v, int dir, int pad, int unit)
 {
 	double a = fabs(v), x = 0;
 	int neg = v < 0, e, i;
 
-	if (!opt.human || !isfinite(v)) {
+	if (!unit || !isfinite(v)) {
 		snprintf(buf, n, "%.0f", dir == RND_DOWN ? floor(v) : dir == RND_UP ? ceil(v) : v);
 		return buf;
 	}
 	if (neg)
 		dir = -dir;
 	if (a == floor(a) && a < 0x1p64) {
-		fmt_u64(buf + neg, n - neg, (uint64_t)a, dir, pad);
+		fmt_u64(buf + neg, n - neg, (uint64_t)a, dir, pad, unit);
 		if (neg)
 			buf[0] = '-';
 		return buf;
@@ -160,42 +160,42 @@ const char *fmt_num(char *buf, size_t n, double v, int dir, int pad)
 			break;
 	}
 	return fmt_digits(buf, n, neg, x < 100 ? 100 : x >= 1000 ? 999 : (uint64_t)x, e,
-			  opt.human - 1);
+			  unit - 1);
 }
 
 /* A value: 3 significant digits with --unit (2.40 us above 2.38 us). */
-const char *fmt_val(char *buf, size_t n, double v)
+const char *fmt_val(char *buf, size_t n, double v, int unit)
 {
-	return fmt_num(buf, n, v, RND_NEAR, 1);
+	return fmt_num(buf, n, v, RND_NEAR, 1, unit);
 }
 
 /* Bounds, rounded outwards: what is printed holds. */
-const char *fmt_lo(char *buf, size_t n, uint64_t v)
+const char *fmt_lo(char *buf, size_t n, uint64_t v, int unit)
 {
-	return fmt_u64(buf, n, v, RND_DOWN, 0);
+	return fmt_u64(buf, n, v, RND_DOWN, 0, unit);
 }
 
-const char *fmt_hi(char *buf, size_t n, uint64_t v)
+const char *fmt_hi(char *buf, size_t n, uint64_t v, int unit)
 {
-	return fmt_u64(buf, n, v, RND_UP, 0);
+	return fmt_u64(buf, n, v, RND_UP, 0, unit);
 }
 
 /* An upper bound in a column of values: 3 digits, trailing zeros kept. */
-const char *fmt_hi3(char *buf, size_t n, uint64_t v)
+const char *fmt_hi3(char *buf, size_t n, uint64_t v, int unit)
 {
-	return fmt_u64(buf, n, v, RND_UP, 1);
+	return fmt_u64(buf, n, v, RND_UP, 1, unit);
 }
 
 /*
- * A bound exactly, in integer arithmetic: with --unit, in the largest
+ * A bound exactly, in integer arithmetic: with a @unit, in the largest
  * unit up to s where it is 1 or more (1151 ns: 1.151 us).
  */
-const char *fmt_exact(char *buf, size_t n, uint64_t v)
+const char *fmt_exact(char *buf, size_t n, uint64_t v, int unit)
 {
 	char num[40];
-	int u = opt.human - 1, k = 0;
+	int u = unit - 1, k = 0;
 
-	if (!opt.human)
+	if (!unit)
 		return fmt_fixed(buf, n, v, 0);
 	while (u + k < 3 && v >= pow10u(3 * (k + 1)))
 		k++;

@@ -1,30 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kstats: a group's functions in the output format asked (its table: kstats_top.c). */
+/*
+ * kstats: a group's directory as an input, and the end of kstats trace
+ * 'GLOB': the table of its functions (kstats_table.c), or each function
+ * in the output format asked.
+ */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "kstats.h"
+#include "kstats_top.h"
 
-int kstats_group_table(void)
+int kstats_group_table(const struct kstats_opt *o)
 {
-	return opt.out == OUT_SUMMARY && !opt.per_cpu;
+	return o->out == OUT_SUMMARY && !o->per_cpu;
 }
 
-void kstats_group_begin(const char *group)
+/*
+ * A group in the output format asked (--json, --csv, --openmetrics,
+ * --hist, --per-cpu): begin, then each function (@i from 0), then end.
+ */
+static void group_begin(const struct kstats_opt *o, const char *group)
 {
-	switch (opt.out) {
+	switch (o->out) {
 	case OUT_JSON:
 		printf("{\"group\":");
 		json_string(group);
 		printf(",\"functions\":{");
 		break;
 	case OUT_OPENMETRICS:
-		printf("# HELP %s kstats latency distribution%s\n", om_family(),
-		       opt.human ? ", in seconds" : ", in the unit recorded");
-		printf("# TYPE %s histogram\n", om_family());
-		if (opt.human)
-			printf("# UNIT %s seconds\n", om_family());
+		printf("# HELP %s kstats latency distribution%s\n", om_family(o),
+		       o->human ? ", in seconds" : ", in the unit recorded");
+		printf("# TYPE %s histogram\n", om_family(o));
+		if (o->human)
+			printf("# UNIT %s seconds\n", om_family(o));
 		break;
 	default:
 		break;
@@ -38,32 +51,32 @@ void kstats_group_begin(const char *group)
  * --name) and function, and the buckets of every series (--le-bits);
  * otherwise the function's name, then its output.
  */
-void kstats_group_output(const struct ks_data *d, const char *group, const char *func,
-			 size_t i)
+static void group_output(const struct kstats_opt *o, const struct ks_data *d,
+			 const char *group, const char *func, size_t i)
 {
 	char metric[512], fn[512], labels[1200];
 	size_t c;
 
-	switch (opt.out) {
+	switch (o->out) {
 	case OUT_JSON:
 		printf("%s", i ? "," : "");
 		json_string(func);
 		putchar(':');
-		json_stats(d, selected(d, func), 1);
+		json_stats(o, d, selected(o, d, func), 1);
 		break;
 	case OUT_CSV:
-		print_csv(d, selected(d, func), NULL, func, !i);
+		print_csv(o, d, selected(o, d, func), NULL, func, !i);
 		break;
 	case OUT_OPENMETRICS:
-		if (opt.le_bits > d->bits)
-			die(1, "--le-bits %d: finer than the frac_bits %d of %s", opt.le_bits,
+		if (o->le_bits > d->bits)
+			die(1, "--le-bits %d: finer than the frac_bits %d of %s", o->le_bits,
 			    d->bits, func);
-		om_label(metric, sizeof(metric), opt.name ? opt.name : group);
+		om_label(metric, sizeof(metric), o->name ? o->name : group);
 		om_label(fn, sizeof(fn), func);
-		if (!opt.per_cpu) {
+		if (!o->per_cpu) {
 			snprintf(labels, sizeof(labels), "metric=\"%s\",function=\"%s\",",
 				 metric, fn);
-			om_series(om_family(), labels, d, &d->all);
+			om_series(o, om_family(o), labels, d, &d->all);
 			break;
 		}
 		for (c = 0; c < d->ncpus; c++) {
@@ -71,22 +84,196 @@ void kstats_group_output(const struct ks_data *d, const char *group, const char 
 				continue;
 			snprintf(labels, sizeof(labels),
 				 "metric=\"%s\",function=\"%s\",cpu=\"%zu\",", metric, fn, c);
-			om_series(om_family(), labels, d, &d->cpu[c]);
+			om_series(o, om_family(o), labels, d, &d->cpu[c]);
 		}
 		break;
 	default:
 		printf("%sfunction %s\n", i ? "\n" : "", shown(fn, sizeof(fn), func));
-		output(d, func);
+		output(o, d, func);
 		break;
 	}
 }
 
-void kstats_group_end(size_t n)
+static void group_end(const struct kstats_opt *o, size_t n)
 {
-	if (opt.out == OUT_CSV && !n)
-		print_csv(NULL, &(struct ks_hist){ 0 }, NULL, "", 1);
-	else if (opt.out == OUT_JSON)
+	if (o->out == OUT_CSV && !n)
+		print_csv(o, NULL, &(struct ks_hist){ 0 }, NULL, "", 1);
+	else if (o->out == OUT_JSON)
 		printf("}}\n");
-	else if (opt.out == OUT_OPENMETRICS)
+	else if (o->out == OUT_OPENMETRICS)
 		printf("# EOF\n");
+}
+
+int group_dir(const char *path)
+{
+	struct stat st;
+	char *p;
+	int ret;
+
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		return 0;
+	p = top_printf("%s/" SUMMARY, path);
+	ret = !access(p, F_OK);
+	free(p);
+	return ret;
+}
+
+/* A group's name: the last component of @input, without a trailing '/'. */
+static char *group_name(const char *input)
+{
+	size_t len = strlen(input);
+	const char *b;
+	char *s;
+
+	while (len > 1 && input[len - 1] == '/')
+		len--;
+	s = strndup(input, len);
+	if (!s)
+		kstats_die(1, "out of memory");
+	b = strrchr(s, '/');
+	if (b && b[1])
+		memmove(s, b + 1, strlen(b + 1) + 1);
+	return s;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char * const *)a, *(char * const *)b);
+}
+
+/* The frac_bits of the group at @path: @bits (--bits), or those of its _summary. */
+static int group_bits(const char *path, int bits)
+{
+	char *p = top_printf("%s/" SUMMARY, path), line[1024];
+	FILE *f = bits < 0 ? fopen(p, "r") : NULL;
+
+	while (f && bits < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "function %*s bits %d", &bits) != 1 || bits > KS_MAX_BITS)
+			bits = -1;
+	if (f)
+		fclose(f);
+	free(p);
+	return bits;
+}
+
+/*
+ * kstats [options] DIR, DIR a group's: the table of its functions from
+ * its _summary; or each function's file in the format asked.
+ */
+void group_main(const struct kstats_opt *o, const char *path, const char *input)
+{
+	char *group = group_name(input), **names = NULL, *p;
+	size_t n = 0, i, k = 0;
+	struct dirent *e;
+	struct ks_data d;
+	const double *pcts;
+	struct top *t;
+	int bits, npct;
+	FILE *f;
+	DIR *dir;
+
+	if (kstats_group_table(o) && o->cpu >= 0)
+		kstats_usage_error("--cpu: not with a group's table: %s (%s: each function's)",
+				   "its _summary has no CPUs", "--json, --csv or --hist");
+	if (kstats_group_table(o)) {
+		pcts = table_pcts(o, &npct);
+		t = top_new(path, NULL, 1, o->bits, pcts, npct);
+		t->strict = 1;
+		top_read(t);
+		if (t->missing)
+			kstats_die(1, "%s: %s", path, strerror(t->missing));
+		/* As a metric's slots and means, the bits of _summary fit --bits or not. */
+		if (o->bits >= 0 && t->bits >= 0 && t->bits != o->bits)
+			kstats_die(2, "%s: inconsistent input: %s %d, not %d (--bits)", path,
+				   "its _summary has bits", t->bits, o->bits);
+		printf("group %s functions %zu sort %s\n", top_what(t, group),
+		       top_listed(t, &(size_t){ 0 }), sort_name(o));
+		print_table(o, t, 0);
+		top_free(t);
+		free(group);
+		return;
+	}
+	bits = group_bits(path, o->bits);
+	dir = opendir(path);
+	if (!dir)
+		kstats_die(1, "%s: %s", path, strerror(errno));
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '_' || e->d_name[0] == '.' || e->d_type == DT_DIR)
+			continue;
+		names = top_alloc(names, (n + 1) * sizeof(*names));
+		names[n] = strdup(e->d_name);
+		if (!names[n++])
+			kstats_die(1, "out of memory");
+	}
+	closedir(dir);
+	qsort(names, n, sizeof(*names), name_cmp);
+	group_begin(o, group);
+	for (i = 0; i < n; i++) {
+		p = top_printf("%s/%s", path, names[i]);
+		f = fopen(p, "r");
+		/* A function gone meanwhile (its module unloaded) is not listed. */
+		if (f) {
+			ks_data_init(&d);
+			if (ks_read(&d, f) || ks_finish(&d, bits))
+				kstats_die(2, "%s: %s", p, d.err);
+			fclose(f);
+			group_output(o, &d, group, names[i], k++);
+			ks_data_free(&d);
+		} else if (errno != ENOENT) {
+			kstats_die(1, "%s: %s", p, strerror(errno));
+		}
+		free(p);
+		free(names[i]);
+	}
+	group_end(o, k);
+	free(names);
+	free(group);
+}
+
+struct top *group_snapshot(const struct kstats_opt *o, const char *path)
+{
+	const double *pcts;
+	struct top *t;
+	int npct;
+
+	pcts = table_pcts(o, &npct);
+	t = top_new(path, NULL, 1, -1, pcts, npct);
+	t->strict = 1;
+	top_read(t);
+	if (t->missing)
+		kstats_die(1, "trace: %s: %s", path, strerror(t->missing));
+	return t;
+}
+
+/*
+ * The end of kstats trace 'GLOB': the table of every function of the
+ * group, over the @secs seconds of the trace; or each function (from the
+ * group's _summary, without CPUs) in the format asked.
+ */
+void group_report(const struct kstats_opt *o, struct top *t, const char *group, double secs)
+{
+	struct row **v;
+	struct ks_data d;
+	size_t n, i;
+
+	if (kstats_group_table(o)) {
+		printf("group %s functions %zu seconds %.3f sort %s\n", top_what(t, group),
+		       top_listed(t, &(size_t){ 0 }), secs, sort_name(o));
+		print_table(o, t, secs);
+		top_free(t);
+		return;
+	}
+	v = top_sorted(t, SORT_NAME, 0, &n);
+	group_begin(o, group);
+	for (i = 0; i < n; i++) {
+		ks_data_init(&d);
+		d.all = v[i]->hist[v[i]->cur];
+		d.have_all = 1;
+		d.bits = v[i]->bits[v[i]->cur] >= 0 ? v[i]->bits[v[i]->cur] :
+			 t->bits >= 0 ? t->bits : 1;
+		group_output(o, &d, group, v[i]->name, i);
+	}
+	group_end(o, n);
+	free(v);
+	top_free(t);
 }

@@ -47,18 +47,19 @@ static void hist_glyphs(struct hist_glyphs *g)
 }
 
 /* The percentiles that fall in slot @s, as a row ends: " p50,p90". */
-static const char *hist_marks(char *buf, size_t n, const struct stats *st, size_t s, int bits)
+static const char *hist_marks(const struct kstats_opt *o, char *buf, size_t n,
+			      const struct stats *st, size_t s, int bits)
 {
 	char q[32];
 	size_t len = 0;
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < opt.npct && len < n; i++) {
+	for (i = 0; i < o->npct && len < n; i++) {
 		if (ks_slot(st->pct[i].lo, bits) != s)
 			continue;
 		len += snprintf(buf + len, n - len, "%s p%s", len ? "," : " ",
-				pct_name(q, sizeof(q), opt.pct[i]));
+				pct_name(q, sizeof(q), o->pct[i]));
 	}
 	return buf;
 }
@@ -102,13 +103,13 @@ static double nice_up(double x)
  * The exact bounds of slot @s: "[lo, hi]"; with a unit, said once when
  * both bounds are in the same one ("[106.496, 114.687] us").
  */
-static const char *slot_range(char *buf, size_t n, size_t s, int bits)
+static const char *slot_range(char *buf, size_t n, size_t s, int bits, int unit)
 {
 	char lo[48], hi[48];
 	const char *ul, *uh;
 
-	fmt_exact(lo, sizeof(lo), ks_slot_min(s, bits));
-	fmt_exact(hi, sizeof(hi), ks_slot_max(s, bits));
+	fmt_exact(lo, sizeof(lo), ks_slot_min(s, bits), unit);
+	fmt_exact(hi, sizeof(hi), ks_slot_max(s, bits), unit);
 	ul = strchr(lo, ' ');
 	uh = strchr(hi, ' ');
 	if (ul && uh && !strcmp(ul, uh)) {
@@ -130,9 +131,9 @@ static const char *slot_range(char *buf, size_t n, size_t s, int bits)
  * count, the cumulative % and the percentiles that fall in the slot. With
  * --log2, the slots of frac_bits 0: one octave each.
  */
-void print_hist(const struct ks_hist *hist, int hbits)
+void print_hist(const struct kstats_opt *o, const struct ks_hist *hist, int hbits)
 {
-	int bits = opt.log2 ? 0 : hbits, width, rangew = 7, markw = 0, countw = 5, cols, i;
+	int bits = o->log2 ? 0 : hbits, width, rangew = 7, markw = 0, countw = 5, cols, i;
 	const struct ks_hist *h = hist;
 	struct ks_hist coarse = { 0 };
 	double dmax = 0, scale = 1;
@@ -142,19 +143,19 @@ void print_hist(const struct ks_hist *hist, int hbits)
 	char r[112], m[256];
 	size_t s;
 
-	if (opt.log2 && hbits > 0) {
+	if (o->log2 && hbits > 0) {
 		coarsen(&coarse, hist, hbits, 0);
 		h = &coarse;
 	}
-	compute(h, bits, &st);
+	compute(h, bits, o->pct, o->npct, &st);
 	for (s = 0; s < h->nslots; s++) {
 		n += h->count[s];
 		if (h->count[s])
 			dmax = fmax(dmax, h->count[s] / octaves(s, bits));
 	}
 	for (s = st.first; n && s <= (size_t)st.last; s++) {
-		rangew = fmax(rangew, strlen(slot_range(r, sizeof(r), s, bits)));
-		markw = fmax(markw, strlen(hist_marks(m, sizeof(m), &st, s, bits)));
+		rangew = fmax(rangew, strlen(slot_range(r, sizeof(r), s, bits, o->human)));
+		markw = fmax(markw, strlen(hist_marks(o, m, sizeof(m), &st, s, bits)));
 		countw = fmax(countw, snprintf(m, sizeof(m), "%llu",
 					       (unsigned long long)h->count[s]));
 	}
@@ -173,8 +174,8 @@ void print_hist(const struct ks_hist *hist, int hbits)
 	/* The densest slot fills half of the bar, at most: one block is a round number. */
 	if (dmax > 0)
 		scale = nice_up(dmax / (width / 2));
-	if (opt.cpu >= 0)
-		printf("cpu %ld\n", opt.cpu);
+	if (o->cpu >= 0)
+		printf("cpu %ld\n", o->cpu);
 	hist_legend(&g, scale, cols);
 	printf("%*s %s%*s%s %*s %7s%s\n", rangew, "range", g.frame, width, "", g.frame,
 	       countw, "count", "cum%", markw ? "  percentiles" : "");
@@ -190,11 +191,11 @@ void print_hist(const struct ks_hist *hist, int hbits)
 		cdf = h->count[s] ? (int)((double)cum / n * width + 0.5) : 0;
 		if (h->count[s] && !bar && !cdf)
 			cdf = 1;
-		printf("%*s %s", rangew, slot_range(r, sizeof(r), s, bits), g.frame);
+		printf("%*s %s", rangew, slot_range(r, sizeof(r), s, bits, o->human), g.frame);
 		for (i = 0; i < width; i++)
 			fputs(i < bar ? g.dark : i < cdf ? g.light : " ", stdout);
 		printf("%s %*llu %6.2f%%%s\n", g.frame, countw, (unsigned long long)h->count[s],
-		       100.0 * cum / n, hist_marks(m, sizeof(m), &st, s, bits));
+		       100.0 * cum / n, hist_marks(o, m, sizeof(m), &st, s, bits));
 	}
 	free(coarse.count);
 	free(coarse.sum);

@@ -48,15 +48,18 @@ char *resolve(const char *input)
 	return path;
 }
 
-/* Read @f, opened from @path, into @d; closes @f unless it is stdin. */
-static void load_file(struct ks_data *d, FILE *f, const char *path)
+/*
+ * Read @f, opened from @path, into @d, of frac_bits @bits (-1: inferred);
+ * closes @f unless it is stdin.
+ */
+static void load_file(struct ks_data *d, FILE *f, const char *path, int bits)
 {
 	struct stat st;
 
 	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode))
 		die(1, "%s: %s", path, strerror(EISDIR));
 	ks_data_init(d);
-	if (ks_read(d, f) || ks_finish(d, opt.bits))
+	if (ks_read(d, f) || ks_finish(d, bits))
 		die(2, "%s: %s", path, d->err);
 	/*
 	 * Without CPUS lines, the CPUs read are all there is to check: an
@@ -74,11 +77,11 @@ static void load_file(struct ks_data *d, FILE *f, const char *path)
 		fclose(f);
 }
 
-void load(struct ks_data *d, const char *path)
+void load(struct ks_data *d, const char *path, int bits)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 
 	if (!f)
 		die(1, "%s: %s", path, strerror(errno));
-	load_file(d, f, path);
+	load_file(d, f, path, bits);
 }

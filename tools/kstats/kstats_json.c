@@ -5,13 +5,14 @@
 
 #include "kstats.h"
 
-void json_stats(const struct ks_data *d, const struct ks_hist *h, int top)
+void json_stats(const struct kstats_opt *o, const struct ks_data *d, const struct ks_hist *h,
+		int top)
 {
 	struct stats st;
 	char q[32];
 	int i;
 
-	compute(h, d->bits, &st);
+	compute(h, d->bits, o->pct, o->npct, &st);
 	printf("{\"count\":%llu", (unsigned long long)st.n);
 	if (st.n) {
 		/* min and max: their slots' bounds; the slots' means are not them. */
@@ -24,14 +25,14 @@ void json_stats(const struct ks_data *d, const struct ks_hist *h, int top)
 	}
 	if (top)
 		printf(",\"bits\":%d", d->bits);
-	if (top && opt.cpu >= 0)
-		printf(",\"cpu\":%ld", opt.cpu);
+	if (top && o->cpu >= 0)
+		printf(",\"cpu\":%ld", o->cpu);
 	/* The values are as recorded: -u says in what. */
-	if (top && opt.human)
-		printf(",\"unit\":\"%s\"", unit_names[opt.human - 1]);
+	if (top && o->human)
+		printf(",\"unit\":\"%s\"", unit_names[o->human - 1]);
 	if (st.n) {
 		printf(",\"percentiles\":{");
-		for (i = 0; i < opt.npct; i++)
+		for (i = 0; i < o->npct; i++)
 			printf("%s\"%s\":{\"value\":%.3f,\"lo\":%llu,\"hi\":%llu}",
 			       i ? "," : "", pct_name(q, sizeof(q), st.pct[i].q),
 			       st.pct[i].value, (unsigned long long)st.pct[i].lo,
@@ -48,7 +49,7 @@ void json_stats(const struct ks_data *d, const struct ks_hist *h, int top)
 			if (!d->cpu[c].nslots)
 				continue;
 			printf("%s\"%zu\":", first ? "" : ",", c);
-			json_stats(d, &d->cpu[c], 0);
+			json_stats(o, d, &d->cpu[c], 0);
 			first = 0;
 		}
 		printf("}");

@@ -15,7 +15,7 @@
  * stays exact, only the resolution is that of the coarsest. Said on
  * standard error, with each input's frac_bits.
  */
-void merge_inputs(struct ks_data *d, int n, char **inputs)
+void merge_inputs(const struct kstats_opt *o, struct ks_data *d, int n, char **inputs)
 {
 	struct ks_data *in = calloc(n, sizeof(*in));
 	int i, bits = KS_MAX_BITS, dashes = 0, differ = 0;
@@ -31,7 +31,7 @@ void merge_inputs(struct ks_data *d, int n, char **inputs)
 	for (i = 0; i < n; i++) {
 		char *path = resolve(inputs[i]);
 
-		load(&in[i], path);
+		load(&in[i], path, o->bits);
 		free(path);
 		if (in[i].bits < bits)
 			bits = in[i].bits;

@@ -26,11 +26,11 @@ void om_label(char *out, size_t n, const char *in)
 }
 
 /* A value in the family's unit: seconds with -u, else as recorded. */
-static double om_value(double v)
+static double om_value(const struct kstats_opt *o, double v)
 {
 	static const double scale[] = { 1, 1 / 1e9, 1 / 1e6, 1 / 1e3, 1 };
 
-	return v * scale[opt.human];
+	return v * scale[o->human];
 }
 
 /*
@@ -39,22 +39,23 @@ static double om_value(double v)
  * division and remainder (a double has 53 bits: 2^63 - 1 ns would print
  * below itself, as 9223372036.85).
  */
-static const char *om_le(char *buf, size_t n, uint64_t v)
+static const char *om_le(const struct kstats_opt *o, char *buf, size_t n, uint64_t v)
 {
-	return fmt_fixed(buf, n, v, opt.human ? 3 * (4 - opt.human) : 0);
+	return fmt_fixed(buf, n, v, o->human ? 3 * (4 - o->human) : 0);
 }
 
 /*
- * One series: a bucket for each slot of frac_bits opt.le_bits but the
+ * One series: a bucket for each slot of frac_bits --le-bits but the
  * last (+Inf holds it), empty ones included, so that every series of the
  * family has the same bounds, whatever its input: sums across CPUs and
  * hosts are then right. A slot of a coarser frac_bits is a union of
  * finer ones, so each count is exact.
  */
-void om_series(const char *family, const char *labels, const struct ks_data *d,
+void om_series(const struct kstats_opt *o, const char *family, const char *labels,
+	       const struct ks_data *d,
 	       const struct ks_hist *h)
 {
-	unsigned int nr = ks_nr_slots(opt.le_bits), cs;
+	unsigned int nr = ks_nr_slots(o->le_bits), cs;
 	uint64_t *count = calloc(nr, sizeof(*count)), cum = 0;
 	double sum = 0;
 	char le[40];
@@ -65,18 +66,18 @@ void om_series(const char *family, const char *labels, const struct ks_data *d,
 	for (s = 0; s < h->nslots; s++) {
 		if (!h->count[s])
 			continue;
-		count[ks_slot(ks_slot_min(s, d->bits), opt.le_bits)] += h->count[s];
+		count[ks_slot(ks_slot_min(s, d->bits), o->le_bits)] += h->count[s];
 		sum += h->sum[s];
 	}
 	for (cs = 0; cs + 1 < nr; cs++) {
 		cum += count[cs];
 		printf("%s_bucket{%sle=\"%s\"} %llu\n", family, labels,
-		       om_le(le, sizeof(le), ks_slot_max(cs, opt.le_bits)),
+		       om_le(o, le, sizeof(le), ks_slot_max(cs, o->le_bits)),
 		       (unsigned long long)cum);
 	}
 	cum += count[cs];
 	printf("%s_bucket{%sle=\"+Inf\"} %llu\n", family, labels, (unsigned long long)cum);
-	printf("%s_sum{%.*s} %.12g\n", family, (int)strlen(labels) - 1, labels, om_value(sum));
+	printf("%s_sum{%.*s} %.12g\n", family, (int)strlen(labels) - 1, labels, om_value(o, sum));
 	printf("%s_count{%.*s} %llu\n", family, (int)strlen(labels) - 1, labels,
 	       (unsigned long long)cum);
 	free(count);
@@ -87,36 +88,36 @@ void om_series(const char *family, const char *labels, const struct ks_data *d,
  * -u gives one), the metric as a label: sum by (le) adds up CPUs, hosts
  * and metrics alike.
  */
-void print_openmetrics(const struct ks_data *d, const char *input)
+void print_openmetrics(const struct kstats_opt *o, const struct ks_data *d, const char *input)
 {
-	const char *family = opt.human ? "kstats_latency_seconds" : "kstats_latency";
+	const char *family = o->human ? "kstats_latency_seconds" : "kstats_latency";
 	char metric[512], labels[600];
 	size_t c;
 
-	if (opt.le_bits > d->bits)
-		die(1, "--le-bits %d: finer than the input's frac_bits %d", opt.le_bits,
+	if (o->le_bits > d->bits)
+		die(1, "--le-bits %d: finer than the input's frac_bits %d", o->le_bits,
 		    d->bits);
-	om_label(metric, sizeof(metric), opt.name ? opt.name : input);
+	om_label(metric, sizeof(metric), o->name ? o->name : input);
 	printf("# HELP %s kstats latency distribution%s\n", family,
-	       opt.human ? ", in seconds" : ", in the unit recorded");
+	       o->human ? ", in seconds" : ", in the unit recorded");
 	printf("# TYPE %s histogram\n", family);
-	if (opt.human)
+	if (o->human)
 		printf("# UNIT %s seconds\n", family);
-	if (!opt.per_cpu) {
+	if (!o->per_cpu) {
 		snprintf(labels, sizeof(labels), "metric=\"%s\",", metric);
-		om_series(family, labels, d, &d->all);
+		om_series(o, family, labels, d, &d->all);
 	} else {
 		for (c = 0; c < d->ncpus; c++) {
 			if (!d->cpu[c].nslots)
 				continue;
 			snprintf(labels, sizeof(labels), "metric=\"%s\",cpu=\"%zu\",", metric, c);
-			om_series(family, labels, d, &d->cpu[c]);
+			om_series(o, family, labels, d, &d->cpu[c]);
 		}
 	}
 	printf("# EOF\n");
 }
 
-const char *om_family(void)
+const char *om_family(const struct kstats_opt *o)
 {
-	return opt.human ? "kstats_latency_seconds" : "kstats_latency";
+	return o->human ? "kstats_latency_seconds" : "kstats_latency";
 }

@@ -62,13 +62,14 @@ static double wmedian(struct dev *d, size_t n, uint64_t total)
 }
 
 /*
- * Percentiles and the median absolute deviation. A percentile is the
- * mean of the slot holding the sample of its rank: the true percentile of
- * the samples lies within that slot's bounds. The MAD of the samples lies
- * within the median of the smallest and of the largest distances between
- * each slot and the median's slot.
+ * The @npct percentiles @pct, and the median absolute deviation. A
+ * percentile is the mean of the slot holding the sample of its rank: the
+ * true percentile of the samples lies within that slot's bounds. The MAD
+ * of the samples lies within the median of the smallest and of the
+ * largest distances between each slot and the median's slot.
  */
-void compute(const struct ks_hist *h, int bits, struct stats *st)
+void compute(const struct ks_hist *h, int bits, const double *pct, int npct,
+	     struct stats *st)
 {
 	struct dev *dv, *dlo, *dhi;
 	double sum = 0, m;
@@ -92,9 +93,9 @@ void compute(const struct ks_hist *h, int bits, struct stats *st)
 		return;
 	st->sum = sum;
 	st->mean = sum / st->n;
-	for (i = 0; i < opt.npct; i++) {
-		s = rank_slot(h, rank_of(opt.pct[i], st->n));
-		st->pct[i].q = opt.pct[i];
+	for (i = 0; i < npct; i++) {
+		s = rank_slot(h, rank_of(pct[i], st->n));
+		st->pct[i].q = pct[i];
 		st->pct[i].value = slot_mean(h, s);
 		st->pct[i].lo = ks_slot_min(s, bits);
 		st->pct[i].hi = ks_slot_max(s, bits);

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kstats.h"
+#include "kstats_top.h"
 
 /*
  * kstats trace: one trace added through kstats/_control, and removed on
@@ -135,8 +135,47 @@ const char *trace_func(const char *spec)
 	return spec;
 }
 
+/*
+ * kstats trace 'GLOB': a glob (*, ? or [) in the function makes a group,
+ * traced by fprobe: its name (--name, or kstats-trace-PID), and *@spec
+ * becomes "fprobe:GLOB as NAME". Without a glob, NULL.
+ */
+static const char *trace_group(const struct kstats_opt *o, const char **spec)
+{
+	const char *func = trace_func(*spec), *name = o->name, *c;
+	char *group;
+
+	if (!strpbrk(func, "*?[")) {
+		if (o->lines)
+			kstats_usage_error("trace: --lines: only with a glob (%s)",
+					   "a group of functions");
+		return NULL;
+	}
+	if (func != *spec && strncmp(*spec, "fprobe:", 7))
+		kstats_usage_error("trace: '%s': a glob is traced by fprobe: only", *spec);
+	/* A group has no CPUs. */
+	if (o->per_cpu || o->cpu >= 0)
+		kstats_usage_error("trace: '%s': --per-cpu and --cpu do not apply to a glob (%s)",
+				   *spec, "its group's summary has no CPUs");
+	if (name) {
+		for (c = name; *c && *c != '/' && *c > ' ' && *c != 0x7f; c++)
+			;
+		if (!*name || *c || *name == '_' || *name == '.')
+			kstats_usage_error("trace: --name '%s' is not a group name (%s)", name,
+					   "a file name without '/' or blanks, not starting with _ or .");
+		group = strdup(name);
+	} else {
+		group = top_printf("kstats-trace-%d", (int)getpid());
+	}
+	if (!group)
+		kstats_die(1, "out of memory");
+	*spec = top_printf("fprobe:%s as %s", func, group);
+	return group;
+}
+
 /* kstats trace SPEC [-- COMMAND...]: @argv is the command, if @argc. */
-int trace_main(const char *spec, int argc, char **argv, double secs)
+int trace_main(const struct kstats_opt *o, const char *spec, int argc, char **argv,
+	       double secs)
 {
 	char *cmd, *metric, *debugfs;
 	int err, sig, opened, status = 0, ret = 0;
@@ -146,8 +185,8 @@ int trace_main(const char *spec, int argc, char **argv, double secs)
 	const char *group;
 	double t0;
 
-	/* main() checked that there is one; a glob makes a group (kstats_top.c). */
-	group = trace_group(&spec, opt.name, opt.per_cpu || opt.cpu >= 0);
+	/* main() checked that there is one; a glob makes a group. */
+	group = trace_group(o, &spec);
 	tr.name = group ?: trace_func(spec);
 	if (geteuid())
 		die(1, "trace: needs root, to write to debugfs (kstats/_control)");
@@ -158,9 +197,9 @@ int trace_main(const char *spec, int argc, char **argv, double secs)
 	    asprintf(&tr.control, "%s/_control", tr.dir) < 0 ||
 	    asprintf(&metric, "%s/%s", tr.dir, tr.name) < 0 ||
 	    asprintf(&cmd, "trace %s bits %d%s%.0ld%s%s", spec,
-		     opt.bits >= 0 ? opt.bits : group ? 1 : 3,
-		     opt.pid ? " pid " : "", opt.pid, opt.cgroup ? " cgroup " : "",
-		     opt.cgroup ?: "") < 0)
+		     o->bits >= 0 ? o->bits : group ? 1 : 3,
+		     o->pid ? " pid " : "", o->pid, o->cgroup ? " cgroup " : "",
+		     o->cgroup ?: "") < 0)
 		die(1, "out of memory");
 	free(debugfs);
 	if (access(tr.control, F_OK))
@@ -240,16 +279,16 @@ int trace_main(const char *spec, int argc, char **argv, double secs)
 	}
 
 	if (group) {
-		struct top *g = group_snapshot(metric);
+		struct top *g = group_snapshot(o, metric);
 
 		trace_cleanup();
-		group_report(g, group, now_s(CLOCK_MONOTONIC) - t0);
+		group_report(o, g, group, now_s(CLOCK_MONOTONIC) - t0);
 		free(metric);
 		return ret;
 	}
-	load(&d, metric);
+	load(&d, metric, o->bits);
 	trace_cleanup();
-	output(&d, tr.name);
+	output(o, &d, tr.name);
 	ks_data_free(&d);
 	free(metric);
 	return ret;

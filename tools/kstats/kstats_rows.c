@@ -1,0 +1,651 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats top and a group's table: their rows, a function or a metric
+ * each, read from a group's _summary, each function's file or a metric's
+ * CPUS lines; the samples between two reads; sorted.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kstats_top.h"
+
+void *top_alloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p && n)
+		kstats_die(1, "out of memory");
+	return p;
+}
+
+static char *top_vprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		kstats_die(1, "out of memory");
+	return s;
+}
+
+char *top_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = top_vprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* @h with room for slot @slot, the new slots empty. */
+static void hist_room(struct ks_hist *h, size_t slot)
+{
+	size_t n = h->nslots * 2 > 64 ? h->nslots * 2 : 64;
+
+	if (slot < h->nslots)
+		return;
+	n = n > slot + 1 ? n : slot + 1;
+	n = n < KS_MAX_SLOTS ? n : KS_MAX_SLOTS;
+	h->count = top_alloc(h->count, n * sizeof(*h->count));
+	h->sum = top_alloc(h->sum, n * sizeof(*h->sum));
+	memset(h->count + h->nslots, 0, (n - h->nslots) * sizeof(*h->count));
+	memset(h->sum + h->nslots, 0, (n - h->nslots) * sizeof(*h->sum));
+	h->nslots = n;
+}
+
+static size_t hash_str(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static void hash_insert(struct top *t, size_t i)
+{
+	size_t mask = t->hsize - 1, h = hash_str(t->rows[i].name) & mask;
+
+	while (t->hash[h])
+		h = (h + 1) & mask;
+	t->hash[h] = i + 1;
+}
+
+/* The row @prefix@name, made (empty) if new. */
+static struct row *row_get(struct top *t, const char *prefix, const char *name)
+{
+	static char *key;
+	static size_t keycap;
+	size_t lp = strlen(prefix), ln = strlen(name), h, i;
+	struct row *r;
+
+	if (lp + ln + 1 > keycap) {
+		keycap = (lp + ln + 1) * 2;
+		key = top_alloc(key, keycap);
+	}
+	memcpy(key, prefix, lp);
+	memcpy(key + lp, name, ln + 1);
+	if (t->hsize) {
+		for (h = hash_str(key) & (t->hsize - 1); t->hash[h];
+		     h = (h + 1) & (t->hsize - 1)) {
+			r = &t->rows[t->hash[h] - 1];
+			if (!strcmp(r->name, key))
+				return r;
+		}
+	}
+	if (t->nrows == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->rows = top_alloc(t->rows, t->cap * sizeof(*t->rows));
+	}
+	if ((t->nrows + 1) * 2 > t->hsize) {
+		t->hsize = t->hsize ? t->hsize * 2 : 128;
+		free(t->hash);
+		t->hash = calloc(t->hsize, sizeof(*t->hash));
+		if (!t->hash)
+			kstats_die(1, "out of memory");
+		for (i = 0; i < t->nrows; i++)
+			hash_insert(t, i);
+	}
+	r = &t->rows[t->nrows];
+	memset(r, 0, sizeof(*r));
+	r->name = strdup(key);
+	r->shown = top_alloc(NULL, 4 * strlen(key) + 1);
+	if (!r->name)
+		kstats_die(1, "out of memory");
+	shown(r->shown, 4 * strlen(key) + 1, key);
+	r->bits[0] = -1;
+	r->bits[1] = -1;
+	hash_insert(t, t->nrows++);
+	return r;
+}
+
+/* The histogram that the read under way fills. */
+static struct ks_hist *row_next(struct row *r)
+{
+	return &r->hist[!r->cur];
+}
+
+#define SUMMARY_FIELDS 10
+
+/*
+ * @path, a file of the kstats directory that is not a metric (@why): skipped,
+ * and said on standard error once (once the screen is left, on a terminal).
+ */
+static void top_skip(struct top *t, const char *path, const char *why)
+{
+	size_t i, n = strlen(path);
+
+	/* Each entry is "PATH: not a kstats metric...". */
+	for (i = 0; i < t->nskipped; i++)
+		if (!strncmp(t->skipped[i], path, n) &&
+		    !strncmp(t->skipped[i] + n, ": not a kstats metric", 21))
+			return;
+	t->skipped = top_alloc(t->skipped, (t->nskipped + 1) * sizeof(*t->skipped));
+	t->skipped[t->nskipped++] = top_printf("%s: not a kstats metric, skipped (%s)", path, why);
+}
+
+void top_say_skipped(struct top *t)
+{
+	if (t->hold)
+		return;
+	for (; t->said < t->nskipped; t->said++)
+		fprintf(stderr, "kstats: top: %s\n", t->skipped[t->said]);
+}
+
+/*
+ * Malformed text at @path: an error (exit 2) when @t is strict, else why
+ * this read is skipped, kept in @t->bad. Returns -1.
+ */
+static int top_bad(struct top *t, const char *path, const char *fmt, ...)
+{
+	char *why;
+	va_list ap;
+
+	va_start(ap, fmt);
+	why = top_vprintf(fmt, ap);
+	va_end(ap);
+	if (t->strict)
+		kstats_die(2, "%s: %s", path, why);
+	free(t->bad);
+	t->bad = top_printf("%s: %s", path, why);
+	free(why);
+	return -1;
+}
+
+/*
+ * The lines of a group's _summary at @path, into the rows @prefix FUNC:
+ * 0, or the errno of its open or read (a group removed meanwhile).
+ * Malformed text is an error, as any input of the tool's.
+ */
+static int read_summary(struct top *t, const char *path, const char *prefix)
+{
+	static const char * const what[] = { "bits", "slot", "count", "avg" };
+	char *line = NULL, *tok[SUMMARY_FIELDS + 1], *save, *p;
+	size_t cap = 0, lp = strlen(prefix);
+	unsigned long lineno = 0;
+	struct row *r = NULL;
+	int n, i, err = 0, bits = -1;
+	struct ks_hist *h;
+	uint64_t v[4];
+	ssize_t len;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return errno;
+	while (!err && (len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (memchr(line, '\0', len)) {
+			err = top_bad(t, path, "line %lu: a NUL character", lineno);
+			break;
+		}
+		n = 0;
+		for (p = strtok_r(line, " \t\r\n", &save); p && n <= SUMMARY_FIELDS;
+		     p = strtok_r(NULL, " \t\r\n", &save))
+			tok[n++] = p;
+		if (!n || tok[0][0] == '#')
+			continue;
+		if (n != SUMMARY_FIELDS || strcmp(tok[0], "function") || strcmp(tok[2], "bits") ||
+		    strcmp(tok[4], "slot") || strcmp(tok[6], "count") || strcmp(tok[8], "avg")) {
+			err = top_bad(t, path, "line %lu: expected '%s'", lineno,
+				      "function FUNC bits B slot S count C avg A");
+			break;
+		}
+		for (i = 0; i < 4 && !err; i++) {
+			int e = ks_u64(tok[3 + 2 * i], &v[i]);
+
+			if (e == -ERANGE)
+				err = top_bad(t, path,
+					      "line %lu: %s '%s' is out of range (above %llu)",
+					      lineno, what[i], tok[3 + 2 * i],
+					      (unsigned long long)UINT64_MAX);
+			else if (e)
+				err = top_bad(t, path, "line %lu: %s '%s' is not a number",
+					      lineno, what[i], tok[3 + 2 * i]);
+		}
+		if (err)
+			break;
+		if (v[0] > KS_MAX_BITS) {
+			err = top_bad(t, path, "line %lu: bits %llu is not in 0..%d", lineno,
+				      (unsigned long long)v[0], KS_MAX_BITS);
+			break;
+		}
+		if (bits >= 0 && v[0] != (uint64_t)bits) {
+			err = top_bad(t, path, "line %lu: bits %llu, but %d on an earlier line",
+				      lineno, (unsigned long long)v[0], bits);
+			break;
+		}
+		bits = v[0];
+		if (v[1] >= ks_nr_slots(bits)) {
+			err = top_bad(t, path, "line %lu: slot %llu is not below %u (bits %d)",
+				      lineno, (unsigned long long)v[1], ks_nr_slots(bits), bits);
+			break;
+		}
+		if (!v[2]) {
+			err = top_bad(t, path, "line %lu: count 0", lineno);
+			break;
+		}
+		if (v[3] < ks_slot_min(v[1], bits) || v[3] > ks_slot_max(v[1], bits)) {
+			err = top_bad(t, path,
+				      "line %lu: inconsistent input: %s %llu (bits %d) %s %llu",
+				      lineno, "slot", (unsigned long long)v[1], bits,
+				      "cannot hold a mean of", (unsigned long long)v[3]);
+			break;
+		}
+		if (!r || strcmp(r->name + lp, tok[1]))
+			r = row_get(t, prefix, tok[1]);
+		h = row_next(r);
+		if (v[1] < h->nslots && h->count[v[1]]) {
+			err = top_bad(t, path, "line %lu: slot %llu of %s given twice", lineno,
+				      (unsigned long long)v[1], tok[1]);
+			break;
+		}
+		if (__builtin_add_overflow(r->samples[!r->cur], v[2], &r->samples[!r->cur])) {
+			err = top_bad(t, path,
+				      "line %lu: the counts of %s add up to more than %llu: %s",
+				      lineno, tok[1], (unsigned long long)UINT64_MAX,
+				      "out of range");
+			break;
+		}
+		hist_room(h, v[1]);
+		h->count[v[1]] = v[2];
+		h->sum[v[1]] = (double)v[2] * v[3];
+		r->bits[!r->cur] = bits;
+		r->seen = t->gen;
+	}
+	if (!err && ferror(f))
+		err = errno ?: EIO;
+	free(line);
+	fclose(f);
+	if (bits >= 0 && !err)
+		t->bits = bits;
+	return err;
+}
+
+/*
+ * A metric's file at @path into the row @prefix@name: its CPUS lines, the
+ * sums of the CPUs, are all top needs. The CPU lines are parsed only until
+ * the first CPUS line (the kernel prints the CPU lines of a slot, then its
+ * CPUS line): an input without CPUS lines (grep 'CPU ') is read from them.
+ * 0, or the errno of its open or read. A file that is not a metric is an
+ * error, or with @lenient (a file of the directory that top lists), skipped.
+ */
+static int read_metric(struct top *t, const char *path, const char *prefix, const char *name,
+		       int lenient)
+{
+	unsigned long lineno = 0;
+	struct ks_data all, cpu, *d = &cpu;
+	char *line = NULL;
+	struct ks_hist *h;
+	struct row *r;
+	size_t cap = 0;
+	int err = 0;
+	ssize_t len;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return errno;
+	ks_data_init(&all);
+	ks_data_init(&cpu);
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			len--;
+		if (memmem(line, len, " CPUS ", 6))
+			d = &all;
+		else if (!all.have_all)
+			d = &cpu;
+		else
+			continue;
+		if (ks_parse_line(d, line, len, lineno)) {
+			err = -1;
+			break;
+		}
+	}
+	if (!err && ferror(f))
+		err = errno ?: EIO;
+	free(line);
+	fclose(f);
+	if (!err) {
+		d = all.have_all ? &all : &cpu;
+		if (ks_finish(d, t->bits_opt))
+			err = -1;
+	}
+	if (err < 0 && !lenient)
+		top_bad(t, path, "%s", d->err);
+	else if (err < 0)
+		top_skip(t, path, d->err);
+	if (!err) {
+		r = row_get(t, prefix, name);
+		h = row_next(r);
+		if (d->all.nslots) {
+			hist_room(h, d->all.nslots - 1);
+			memcpy(h->count, d->all.count, d->all.nslots * sizeof(*h->count));
+			memcpy(h->sum, d->all.sum, d->all.nslots * sizeof(*h->sum));
+		}
+		r->bits[!r->cur] = d->bits;
+		r->seen = t->gen;
+	}
+	ks_data_free(&all);
+	ks_data_free(&cpu);
+	return err > 0 ? err : 0;
+}
+
+/*
+ * The functions of the group at @path, as the rows @prefix FUNC: those
+ * listed, and the samples of _summary (or of each function's file, with
+ * --files or without a _summary). 0, or the errno that kept it from being
+ * read.
+ */
+static int read_group(struct top *t, const char *path, const char *prefix)
+{
+	int summary = 0, err = 0;
+	struct dirent *e;
+	char *p;
+	DIR *dir;
+
+	dir = opendir(path);
+	if (!dir)
+		return errno;
+	if (!t->files) {
+		p = top_printf("%s/" SUMMARY, path);
+		err = read_summary(t, p, prefix);
+		free(p);
+		summary = !err;
+		if (err == ENOENT)
+			err = 0;	/* a copy without it: the files */
+	}
+	while (!err && (e = readdir(dir))) {
+		if (e->d_name[0] == '_' || e->d_name[0] == '.' || e->d_type == DT_DIR)
+			continue;
+		if (summary) {
+			row_get(t, prefix, e->d_name)->seen = t->gen;
+			continue;
+		}
+		p = top_printf("%s/%s", path, e->d_name);
+		/* A function gone meanwhile (its module unloaded) is not listed. */
+		read_metric(t, p, prefix, e->d_name, 0);
+		free(p);
+	}
+	closedir(dir);
+	return err;
+}
+
+/* Every metric of the kstats directory, and every function of its groups. */
+static int read_all(struct top *t)
+{
+	struct dirent *e;
+	struct stat st;
+	char *p, *prefix;
+	DIR *dir;
+
+	dir = opendir(t->dir);
+	if (!dir)
+		return errno;
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '_' || e->d_name[0] == '.' ||
+		    !strcmp(e->d_name, "error_log"))
+			continue;
+		p = top_printf("%s/%s", t->dir, e->d_name);
+		if (e->d_type == DT_DIR ||
+		    (e->d_type == DT_UNKNOWN && !stat(p, &st) && S_ISDIR(st.st_mode))) {
+			prefix = top_printf("%s/", e->d_name);
+			read_group(t, p, prefix);
+			free(prefix);
+		} else {
+			read_metric(t, p, "", e->d_name, 1);
+		}
+		free(p);
+	}
+	closedir(dir);
+	return 0;
+}
+
+/*
+ * The samples of @r between its last two reads: the difference of each
+ * slot, and of its sum (the means are printed rounded down: the mean of a
+ * difference is kept within its slot, as kstats --diff keeps it). Fewer
+ * samples than the read before (a reset, or a group removed and made
+ * again) count from nothing. The percentiles are those of every output
+ * (kstats_percentile()), of these differences.
+ */
+static void row_interval(struct row *r, const double *pct, int pct_n)
+{
+	static struct ks_hist d;
+	static size_t dcap;
+	const struct ks_hist *a = &r->hist[r->cur], *b = &r->hist[!r->cur];
+	int bits = r->bits[!r->cur], reset = 0, k;
+	size_t s, last = 0;
+
+	for (s = 0; s < a->nslots && !reset; s++)
+		reset = a->count[s] > (s < b->nslots ? b->count[s] : 0);
+	if (b->nslots > dcap) {
+		dcap = b->nslots;
+		d.count = top_alloc(d.count, dcap * sizeof(*d.count));
+		d.sum = top_alloc(d.sum, dcap * sizeof(*d.sum));
+	}
+	d.nslots = b->nslots;
+	r->n = 0;
+	r->total = 0;
+	for (s = 0; s < b->nslots; s++) {
+		int old = !reset && s < a->nslots;
+		uint64_t n = b->count[s] - (old ? a->count[s] : 0);
+		double mean, lo, hi;
+
+		d.count[s] = n;
+		d.sum[s] = 0;
+		if (!n)
+			continue;
+		mean = (b->sum[s] - (old ? a->sum[s] : 0)) / n;
+		lo = ks_slot_min(s, bits);
+		hi = ks_slot_max(s, bits);
+		mean = mean < lo ? lo : mean > hi ? hi : mean;
+		d.sum[s] = mean * n;
+		r->n += n;
+		r->total += d.sum[s];
+		last = s;
+	}
+	if (r->n) {
+		for (k = 0; k < pct_n; k++)
+			r->pct[k] = kstats_percentile(&d, r->n, pct[k]);
+		r->max = ks_slot_max(last, bits);
+	}
+}
+
+/*
+ * One read of everything shown; each row's samples since the read before.
+ * Returns -1 when malformed text made it skip this read (see top_bad()):
+ * the rows keep the samples of the read before, for the next.
+ */
+int top_read(struct top *t)
+{
+	struct ks_hist *h;
+	size_t i;
+
+	free(t->bad);
+	t->bad = NULL;
+	t->gen++;
+	for (i = 0; i < t->nrows; i++) {
+		h = row_next(&t->rows[i]);
+		if (h->nslots) {
+			memset(h->count, 0, h->nslots * sizeof(*h->count));
+			memset(h->sum, 0, h->nslots * sizeof(*h->sum));
+		}
+		t->rows[i].bits[!t->rows[i].cur] = -1;
+		t->rows[i].samples[!t->rows[i].cur] = 0;
+	}
+	if (!t->path) {
+		t->missing = read_all(t);
+	} else if (t->group) {
+		t->missing = read_group(t, t->path, "");
+	} else {
+		const char *base = strrchr(t->path, '/');
+
+		t->missing = read_metric(t, t->path, "", base ? base + 1 : t->path, 0);
+	}
+	top_say_skipped(t);
+	if (t->bad) {
+		t->missing = 0;
+		return -1;
+	}
+	for (i = 0; i < t->nrows; i++) {
+		row_interval(&t->rows[i], t->pct, t->npct);
+		t->rows[i].cur = !t->rows[i].cur;
+	}
+	return 0;
+}
+
+/*
+ * A live read skipped: said the first time; on a terminal, once the
+ * screen is left, with the files skipped.
+ */
+void top_say_bad(struct top *t)
+{
+	if (t->bad_said++)
+		return;
+	t->skipped = top_alloc(t->skipped, (t->nskipped + 1) * sizeof(*t->skipped));
+	t->skipped[t->nskipped++] = top_printf("%s; skipped that read, reading again", t->bad);
+	top_say_skipped(t);
+}
+
+struct top *top_new(const char *path, const char *dir, int group, int bits,
+		    const double *pct, int npct)
+{
+	struct top *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		kstats_die(1, "out of memory");
+	t->path = path ? strdup(path) : NULL;
+	t->dir = dir ? strdup(dir) : NULL;
+	if ((path && !t->path) || (dir && !t->dir))
+		kstats_die(1, "out of memory");
+	t->group = group;
+	t->bits = -1;
+	t->bits_opt = bits;
+	t->pct = pct;
+	t->npct = npct;
+	return t;
+}
+
+void top_free(struct top *t)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < t->nrows; i++) {
+		for (k = 0; k < 2; k++) {
+			free(t->rows[i].hist[k].count);
+			free(t->rows[i].hist[k].sum);
+		}
+		free(t->rows[i].name);
+		free(t->rows[i].shown);
+	}
+	for (i = 0; i < t->nskipped; i++)
+		free(t->skipped[i]);
+	free(t->skipped);
+	free(t->bad);
+	free(t->rows);
+	free(t->hash);
+	free(t->path);
+	free(t->dir);
+	free(t);
+}
+
+/* The order of top_sorted(): a sort, and its percentile column. */
+struct row_order {
+	enum kstats_sort sort;
+	int pct;
+};
+
+/* Rows with samples first, in the order of the key; then by name. */
+static int row_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct row *a = *(const struct row * const *)pa;
+	const struct row *b = *(const struct row * const *)pb;
+	const struct row_order *ord = arg;
+	double x = 0, y = 0;
+
+	if (ord->sort != SORT_NAME && !a->n != !b->n)
+		return a->n ? -1 : 1;
+	switch (ord->sort) {
+	case SORT_TOTAL:
+		x = a->total;
+		y = b->total;
+		break;
+	case SORT_PCT:
+		x = a->n ? a->pct[ord->pct] : 0;
+		y = b->n ? b->pct[ord->pct] : 0;
+		break;
+	case SORT_COUNT:
+		x = a->n;
+		y = b->n;
+		break;
+	default:
+		break;
+	}
+	if (x != y)
+		return x > y ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+struct row **top_sorted(struct top *t, enum kstats_sort sort, int sort_pct, size_t *n)
+{
+	struct row **v = top_alloc(NULL, (t->nrows + 1) * sizeof(*v));
+	struct row_order ord = { sort, sort_pct };
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < t->nrows; i++)
+		if (t->rows[i].seen == t->gen)
+			v[(*n)++] = &t->rows[i];
+	qsort_r(v, *n, sizeof(*v), row_cmp, &ord);
+	return v;
+}
+
+size_t top_listed(struct top *t, size_t *called)
+{
+	size_t i, n = 0;
+
+	*called = 0;
+	for (i = 0; i < t->nrows; i++) {
+		n += t->rows[i].seen == t->gen;
+		*called += t->rows[i].seen == t->gen && t->rows[i].n;
+	}
+	return n;
+}
+
+const char *top_what(struct top *t, const char *name)
+{
+	static char buf[4096];
+
+	return shown(buf, sizeof(buf), !t->path ? t->dir : name);
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The table of functions of kstats top and of a group: its options (-n,
+ * -s), its columns (count, rate/s, the percentiles, max<=, total), plain
+ * lines, and the cells of a terminal's screen with the columns that fit.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kstats_top.h"
+
+/* The keys of kstats top, and the names of -s, by enum kstats_sort (SORT_PCT: pQ). */
+static const char sort_keys[] = "tpcn";
+static const char * const sort_names[] = { "total", "p", "count", "name" };
+
+const double *table_pcts(const struct kstats_opt *o, int *n)
+{
+	static const double pcts[] = { 50, 99 };
+
+	*n = o->pcts ? o->npct : (int)ARRAY_SIZE(pcts);
+	return o->pcts ? o->pct : pcts;
+}
+
+int pct_last(const struct kstats_opt *o)
+{
+	int n;
+
+	table_pcts(o, &n);
+	return n - 1;
+}
+
+/* The name of the key p's sort: "p99", the last percentile column. */
+const char *pct_key_name(const struct kstats_opt *o)
+{
+	static char name[40];
+	const double *pcts;
+	char q[32];
+	int n;
+
+	pcts = table_pcts(o, &n);
+	snprintf(name, sizeof(name), "p%s", pct_name(q, sizeof(q), pcts[n - 1]));
+	return name;
+}
+
+const char *sort_name(const struct kstats_opt *o)
+{
+	static char name[40];
+	const double *pcts;
+	char q[32];
+	int n;
+
+	if (o->sort != SORT_PCT)
+		return sort_names[o->sort];
+	pcts = table_pcts(o, &n);
+	snprintf(name, sizeof(name), "p%s", pct_name(q, sizeof(q), pcts[o->sort_pct]));
+	return name;
+}
+
+int sort_of_key(int key)
+{
+	const char *k = key ? strchr(sort_keys, key) : NULL;
+
+	return k ? k - sort_keys : -1;
+}
+
+void table_opt_lines(struct kstats_opt *o, const char *arg)
+{
+	char *end;
+
+	o->lines = strtol(arg, &end, 10);
+	if (*end || end == arg || o->lines <= 0)
+		kstats_usage_error("--lines: '%s' is not a positive number", arg);
+}
+
+void table_opt_sort(struct kstats_opt *o, const char *arg)
+{
+	char cols[MAX_PCTS * 24] = "", qn[32], *end;
+	const double *pcts;
+	int k, n, len = 0;
+	double q;
+
+	for (k = 0; k < NR_SORTS && strcmp(arg, sort_names[k]); k++)
+		;
+	if (k < NR_SORTS && k != SORT_PCT) {
+		o->sort = k;
+		return;
+	}
+	pcts = table_pcts(o, &n);
+	q = arg[0] == 'p' ? strtod(arg + 1, &end) : 0;
+	for (k = 0; arg[0] == 'p' && !*end && end != arg + 1 && k < n; k++) {
+		if (pcts[k] == q) {
+			o->sort = SORT_PCT;
+			o->sort_pct = k;
+			return;
+		}
+	}
+	for (k = 0; k < n && len >= 0 && (size_t)len < sizeof(cols); k++)
+		len += snprintf(cols + len, sizeof(cols) - len, "%sp%s", k ? ", " : "",
+				pct_name(qn, sizeof(qn), pcts[k]));
+	kstats_usage_error("--sort: '%s' is not total, count, name or a percentile column (%s)",
+			   arg, cols);
+}
+
+/* @buf without the blank between a number and its unit (2.40us). */
+static const char *no_blank(char *buf)
+{
+	char *blank = strchr(buf, ' ');
+
+	if (blank)
+		memmove(blank, blank + 1, strlen(blank));
+	return buf;
+}
+
+/*
+ * A value: plain, or with -u scaled with its unit, 3 significant digits,
+ * trailing zeros kept (2.40us above 2.38us), as kstats's summary has it.
+ */
+static const char *fmt_value(char *buf, size_t n, double v, int unit)
+{
+	return no_blank((char *)fmt_val(buf, n, v, unit));
+}
+
+/*
+ * An upper bound, max<=: exact, or with -u rounded up to 3 significant
+ * digits (as kstats's summary has it), so that it holds.
+ */
+static const char *fmt_bound(char *buf, size_t n, uint64_t v, int unit)
+{
+	return no_blank((char *)fmt_hi3(buf, n, v, unit));
+}
+
+/* The width of the columns after the name, with their blanks. */
+static int cols_w(const struct kstats_opt *o)
+{
+	int npct;
+
+	table_pcts(o, &npct);
+	return 11 * (3 + npct) + 13;
+}
+
+/* The heads of the columns; without rate/s for a table of no interval. */
+static void table_head(const struct kstats_opt *o, char *buf, size_t n, int w, int rate)
+{
+	const double *pcts;
+	int i, k, npct;
+
+	pcts = table_pcts(o, &npct);
+	k = snprintf(buf, n, "%-*s %10s", w, "function", "count");
+	if (rate && k >= 0 && (size_t)k < n)
+		k += snprintf(buf + k, n - k, " %10s", "rate/s");
+	for (i = 0; i < npct && k >= 0 && (size_t)k < n; i++) {
+		char col[40], q[32];
+
+		snprintf(col, sizeof(col), "p%s", pct_name(q, sizeof(q), pcts[i]));
+		k += snprintf(buf + k, n - k, " %10s", col);
+	}
+	if (k >= 0 && (size_t)k < n)
+		snprintf(buf + k, n - k, " %10s %12s", "max<=", "total");
+}
+
+/*
+ * The line of @r, named @name in a column of width @w; @secs the interval
+ * (0: unknown, a rate of "-"), with a rate column if @rate.
+ */
+static void table_row(const struct kstats_opt *o, char *buf, size_t n, const struct row *r,
+		      const char *name, int w, double secs, int rate)
+{
+	char per_s[32] = "-", v[32];
+	int i, k, npct;
+
+	table_pcts(o, &npct);
+	if (secs > 0)
+		snprintf(per_s, sizeof(per_s), "%.1f", r->n / secs);
+	k = snprintf(buf, n, "%-*s %10llu", w, name, (unsigned long long)r->n);
+	if (rate && k >= 0 && (size_t)k < n)
+		k += snprintf(buf + k, n - k, " %10s", per_s);
+	/* No samples: no percentile, maximum or total. */
+	for (i = 0; i < npct + 2 && k >= 0 && (size_t)k < n; i++) {
+		snprintf(v, sizeof(v), "%s", "-");
+		if (r->n && i == npct)
+			fmt_bound(v, sizeof(v), r->max, o->human);
+		else if (r->n)
+			fmt_value(v, sizeof(v), i < npct ? r->pct[i] : r->total, o->human);
+		k += snprintf(buf + k, n - k, i == npct + 1 ? " %12s" : " %10s", v);
+	}
+}
+
+/*
+ * Plain text: the column heads and the rows, at most -n; the samples of
+ * an interval of @secs, or with @secs 0 all of a snapshot, without rates.
+ */
+void print_table(const struct kstats_opt *o, struct top *t, double secs)
+{
+	size_t n, i, w = 8;
+	struct row **v = top_sorted(t, o->sort, o->sort_pct, &n);
+	char *buf;
+
+	if (o->lines > 0 && (size_t)o->lines < n)
+		n = o->lines;
+	for (i = 0; i < n; i++)
+		w = strlen(v[i]->shown) > w ? strlen(v[i]->shown) : w;
+	buf = top_alloc(NULL, w + cols_w(o) + 64);
+	table_head(o, buf, w + cols_w(o) + 64, w, secs > 0);
+	puts(buf);
+	for (i = 0; i < n; i++) {
+		table_row(o, buf, w + cols_w(o) + 64, v[i], v[i]->shown, w, secs, secs > 0);
+		puts(buf);
+	}
+	free(buf);
+	free(v);
+}
+
+/* @r's cells, as table_row() prints them. */
+void row_cells(const struct kstats_opt *o, const struct row *r, double secs,
+	       char cell[][TOP_CELL])
+{
+	int i, npct;
+
+	table_pcts(o, &npct);
+	snprintf(cell[0], TOP_CELL, "%llu", (unsigned long long)r->n);
+	snprintf(cell[1], TOP_CELL, "-");
+	if (secs > 0)
+		snprintf(cell[1], TOP_CELL, "%.1f", r->n / secs);
+	for (i = 0; i < npct + 2; i++) {
+		snprintf(cell[2 + i], TOP_CELL, "-");
+		if (r->n && i == npct)
+			fmt_bound(cell[2 + i], TOP_CELL, r->max, o->human);
+		else if (r->n)
+			fmt_value(cell[2 + i], TOP_CELL, i < npct ? r->pct[i] : r->total,
+				  o->human);
+	}
+}
+
+/*
+ * Which columns fit @cols: each as wide as its widest cell, names at
+ * least 8 wide; when they do not all fit, whole columns go, never digits:
+ * total, rate/s, the percentiles but the last, max<=, the last, the
+ * column of the sort kept longest, the count never. Returns the width of
+ * the names.
+ */
+int top_fit(const struct kstats_opt *o, int cols, int ncol, const int *w, int namew, int *keep)
+{
+	int order[TOP_COLS], n = 0, sum = 0, c, k, npct = ncol - 4;
+	int sort = o->sort == SORT_TOTAL ? ncol - 1 :
+		   o->sort == SORT_PCT ? 2 + o->sort_pct : 0;
+
+	order[n++] = ncol - 1;			/* total */
+	order[n++] = 1;				/* rate/s */
+	for (c = npct; c >= 2; c--)		/* percentiles but the last */
+		order[n++] = c;
+	order[n++] = ncol - 2;			/* max<= */
+	order[n++] = npct + 1;			/* the last percentile */
+	for (c = 0; c < ncol; c++) {
+		keep[c] = 1;
+		sum += 1 + w[c];
+	}
+	for (k = 0; k < n && 8 + sum > cols; k++) {
+		if (order[k] == sort || !keep[order[k]])
+			continue;
+		keep[order[k]] = 0;
+		sum -= 1 + w[order[k]];
+	}
+	if (8 + sum > cols && sort && keep[sort]) {
+		keep[sort] = 0;
+		sum -= 1 + w[sort];
+	}
+	return namew < cols - sum ? namew : cols - sum > 8 ? cols - sum : 8;
+}

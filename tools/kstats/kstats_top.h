@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kstats top, and the table of a group's functions: what their files
+ * share. A group is one fprobe over every function that an ftrace glob
+ * matches (kstats trace 'GLOB'): the directory kstats/NAME/ holds a
+ * metric file per function, and _summary, a line per function and
+ * non-empty slot, its counts summed over the CPUs:
+ *
+ *   function vfs_read bits 1 slot 21 count 1234 avg 1530
+ *
+ * kstats top shows, for each function of a group (or each metric), the
+ * samples of the last interval: the difference of two reads. It reads a
+ * group's _summary, and only the CPUS lines of a metric's file.
+ *
+ * kstats_rows.c: the rows, read and differenced; kstats_table.c: their
+ * table, its columns and what fits a width; kstats_term.c: the terminal
+ * (screen, signals); kstats_top.c: kstats top's options, keys and loops;
+ * kstats_group.c: a group's directory as an input of kstats.
+ */
+#ifndef KSTATS_TOP_H
+#define KSTATS_TOP_H
+
+#include <stdarg.h>
+
+#include "kstats.h"
+
+#define SUMMARY "_summary"
+
+/* A function of a group, or a metric. */
+struct row {
+	char *name;		/* FUNC, METRIC, or GROUP/FUNC (kstats top alone) */
+	char *shown;		/* the name with control characters escaped */
+	/* The last two reads, cumulative: hist[cur] is the last. */
+	struct ks_hist hist[2];
+	int bits[2];		/* -1: no samples */
+	uint64_t samples[2];
+	int cur;
+	unsigned long seen;	/* the read that last listed it */
+	/* The samples between the last two reads. */
+	uint64_t n;
+	uint64_t max;		/* the upper bound of the largest sample's slot */
+	double total;
+	double pct[MAX_PCTS];	/* of the columns (top->pct) */
+};
+
+struct top {
+	char *path;		/* a group's directory or a metric; NULL: all of dir */
+	char *dir;		/* the kstats directory, for a NULL path */
+	int group;		/* path is a group's directory */
+	int files;		/* --files: a group's function files, not _summary */
+	int bits_opt;		/* --bits: the frac_bits of the files read, or -1 */
+	const double *pct;	/* the percentile columns of each row */
+	int npct;
+	struct row *rows;
+	size_t nrows, cap;
+	size_t *hash;		/* index of a row + 1, 0 where free */
+	size_t hsize;		/* a power of 2, at least twice nrows */
+	unsigned long gen;	/* reads so far */
+	int bits;		/* of the last _summary line read, or -1 */
+	int missing;		/* the errno of the last read of path, or 0 */
+	/*
+	 * Malformed text in a live read (a file rewritten in place while
+	 * read, as rsync or a network file system copy does): that read is
+	 * skipped, said the first time. With @strict (the
+	 * first read, and a snapshot), it is an error.
+	 */
+	int strict;
+	char *bad;		/* why the last read was skipped, or NULL */
+	int bad_said;
+	/* Files of the directory that are not metrics: skipped, each said once. */
+	char **skipped;
+	size_t nskipped, said;
+	int hold;		/* on a terminal's screen: said once it is left */
+};
+
+/* kstats_rows.c: the rows */
+void *top_alloc(void *p, size_t n);
+char *top_printf(const char *fmt, ...);
+/*
+ * What to read: the group's directory or the metric @path (@group: a
+ * group's), or with a NULL @path every metric of the kstats directory
+ * @dir; its files of frac_bits @bits (-1: inferred); each row with the
+ * @npct percentiles @pct.
+ */
+struct top *top_new(const char *path, const char *dir, int group, int bits,
+		    const double *pct, int npct);
+void top_free(struct top *t);
+/* A read; -1 when malformed text made it skip it (said by top_say_bad()). */
+int top_read(struct top *t);
+void top_say_bad(struct top *t);
+/* The files skipped, said on standard error (unless @t->hold). */
+void top_say_skipped(struct top *t);
+/* The rows that the last read listed, sorted by @sort (@sort_pct): *@n. */
+struct row **top_sorted(struct top *t, enum kstats_sort sort, int sort_pct, size_t *n);
+/* The rows listed; *@called: those with samples. */
+size_t top_listed(struct top *t, size_t *called);
+/* What @t shows, for a header: the directory, or @name; escaped. */
+const char *top_what(struct top *t, const char *name);
+
+/* kstats_table.c: the table */
+/* The percentile columns: -p, or p50 and p99. */
+const double *table_pcts(const struct kstats_opt *o, int *n);
+/* The last percentile column, which the key p sorts by, and its name. */
+int pct_last(const struct kstats_opt *o);
+const char *pct_key_name(const struct kstats_opt *o);
+/* The name of the sort: "total", "p99"... */
+const char *sort_name(const struct kstats_opt *o);
+/* The sort of a key of kstats top (t, p, c, n), or -1. */
+int sort_of_key(int key);
+/* Plain text: the column heads and the rows, at most -n, over @secs (0: all). */
+void print_table(const struct kstats_opt *o, struct top *t, double secs);
+/* The cells of a terminal's table (count, rate/s, pQ..., max<=, total). */
+#define TOP_COLS	(3 + MAX_PCTS + 1)
+#define TOP_CELL	32
+void row_cells(const struct kstats_opt *o, const struct row *r, double secs,
+	       char cell[][TOP_CELL]);
+/* Which of @ncol columns of widths @w fit @cols: @keep; the names' width. */
+int top_fit(const struct kstats_opt *o, int cols, int ncol, const int *w, int namew, int *keep);
+
+/* kstats_term.c: the terminal */
+/* Raw mode and the alternate screen; left on every way out. */
+void tty_enter(void);
+void tty_leave(void);
+void term_size(int *rows, int *cols);
+/* A screen of @rows lines begins; a line of it; the lines left. */
+void screen_begin(int rows);
+void screen_line(const char *s, int cols, const char *attr);
+int screen_left(void);
+/* The signals of kstats top: a descriptor to poll; 1 to redraw. */
+int catch_signals(void);
+int top_signal(int fd);
+
+#endif
