@@ -1094,6 +1094,18 @@ def test_usage_errors():
               what in err.splitlines()[0], err)
 
 
+def test_leaf():
+    """The leaf modules (parse, stats, format) linked alone: tests/leaf_test.c."""
+    prog = os.path.join(os.path.dirname(KSTATS), 'tests', 'leaf_test')
+    rc, out, err = run([prog], raw=True)
+    lines = [ln for ln in out.splitlines() if ln.startswith(('ok ', 'not ok '))]
+    check('leaf modules alone: tests/leaf_test runs its checks, exit 0',
+          rc == 0 and len(lines) >= 10, (rc, out[-300:], err[-300:]))
+    for ln in lines:
+        what = re.sub(r'^(not )?ok [0-9]+ ', '', ln).split(' # ')[0]
+        check('leaf modules alone: ' + what, ln.startswith('ok '), ln)
+
+
 def test_misc(rng):
     values = [int(rng.lognormvariate(9, 1)) for _ in range(2000)]
     path = write('misc', gen.render({0: values, 3: values[:10]}, 3))
@@ -1995,6 +2007,7 @@ def main():
         test_out_of_range()
         test_usage_errors()
         test_misc(rng)
+        test_leaf()
         test_trace_usage()
         test_plot(rng, flat)
         # #32's tests: random numbers of their own, the others' as they were.
