@@ -26,7 +26,7 @@ open(os.path.join(d, 'go')).read()
 PY
 holder=$!
 for _ in $(seq 3000); do [ -e "$tmp/held" ] && break; sleep 0.2; done
-[ -e "$tmp/held" ] || { echo "FAIL: $T: could not take dpkg's lock"; kill $holder; exit 1; }
+[ -e "$tmp/held" ] || { fail "$T: could not take dpkg's lock"; kill $holder; exit 1; }
 # apt_get in the background, its progress lines in a file; a no-op
 # install, which takes the lock all the same.
 (KSTATS_CACHE=$tmp/cache apt_get install -y --no-upgrade --no-install-recommends bash) \
@@ -41,9 +41,9 @@ wait $holder
 wait $apt
 r=$?
 if [ $r -eq 0 ] && grep -q "waiting for dpkg's lock, held by process $holder (" "$tmp/out"; then
-	echo "PASS: $T"
+	pass "$T"
 	exit 0
 fi
 cat "$tmp/out"
-echo "FAIL: $T (apt_get exit $r)"
+fail "$T (apt_get exit $r)"
 exit 1

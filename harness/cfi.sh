@@ -7,7 +7,8 @@
 # suites and the selftests of kstats and kstats_trace there
 # (harness/guest-cfi.sh): an indirect call to a function of another type,
 # such as a tracepoint calling a probe that is not of its prototype, traps
-# and fails the run. Prints PASS/FAIL lines and "N passed, N failed".
+# and fails the run. Prints PASS/FAIL lines and "N passed, N failed, N
+# skipped" (harness/verdict.sh).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -17,9 +18,6 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/kstats-cfi.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 sel=$TOP/tools/testing/selftests/kstats
 gcc -static -O2 -o "$out/kstats_helper" "$sel/kstats_helper.c"
-passed=0 failed=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $1"; failed=$((failed + 1)); }
 
 vrc=0
 VM_FLAVOR=cfi VM_CONSOLE=$out/console.log VM_TIMEOUT=${VM_TIMEOUT:-2400} \
@@ -38,8 +36,7 @@ else
 	fail "kCFI enforced: $said${pre:-no} __cfi_ preambles"
 fi
 for suite in kstats kstats_trace; do
-	totals=$(sed -n "/^KSTATS_KUNIT_BEGIN $suite\$/,/^KSTATS_KUNIT_END/p" "$out/vm.log" |
-		grep -E '^# Totals: pass:' | tail -n 1)
+	totals=$(kunit_totals "$out/vm.log" $suite)
 	# shellcheck disable=SC2046
 	set -- $(echo "$totals" | grep -oE '[0-9]+')
 	if [ $# -ge 4 ] && [ "$2" = 0 ] && [ "$1" -gt 0 ]; then
@@ -48,27 +45,13 @@ for suite in kstats kstats_trace; do
 		fail "KUnit $suite on the kCFI kernel: ${totals:-no results}"
 	fi
 done
-for t in kstats_test.sh kstats_trace_test.sh; do
-	ktap=$(sed -n "/^KSTATS_SELFTEST_BEGIN $t\$/,/^KSTATS_SELFTEST_END/p" "$out/vm.log")
-	plan=$(echo "$ktap" | sed -n 's/^1\.\.\([0-9]*\).*$/\1/p' | head -n 1)
-	ok=$(echo "$ktap" | grep -cE '^ok [0-9]+' || true)
-	skip=$(echo "$ktap" | grep -cE '^ok [0-9]+ .*# SKIP' || true)
-	while IFS= read -r line; do
-		[ -z "$line" ] || fail "$t on the kCFI kernel: $line"
-	done < <(echo "$ktap" | grep -E '^not ok [0-9]+|^ok [0-9]+ .*# SKIP')
-	if [ -n "$plan" ] && [ "$plan" -gt 0 ] && [ "$ok" -eq "$plan" ] && [ "$skip" -eq 0 ]; then
-		pass "$t on the kCFI kernel: $ok of $plan"
-	else
-		fail "$t on the kCFI kernel: $ok of ${plan:-?} passed (tracepoint pairs and tp: among them)"
-	fi
-done
-grep '^FAIL: kernel report' "$out/vm.log" | while IFS= read -r line; do echo "$line"; done
-n=$(grep -c '^FAIL: kernel report' "$out/vm.log" || true)
-failed=$((failed + n))
+# Each test an "ok" (tracepoint pairs and tp: among them); a skip there
+# is a failure, as on make check's kernels.
+count_selftests "$out/vm.log" " on the kCFI kernel" kstats_test.sh kstats_trace_test.sh
+verdicts < <(grep -a '^FAIL: kernel report' "$out/vm.log")
 if [ "$vrc" -ne 0 ]; then
 	grep -v '^FAIL: kernel report' "$out/vm.log" | tail -n 60
 	cp "$out/console.log" "$VMDIR/console-cfi.log" 2>/dev/null || true
 	fail "the VM run of the kCFI kernel failed (exit $vrc; its console: $VMDIR/console-cfi.log)"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+verdict_summary

@@ -35,125 +35,15 @@ fgwait() { "$@" & wait $!; }
 # matches" instead of the lines, and the verdicts in them would be lost.
 grep() { command grep -a "$@"; }
 
-PASSED=0
-FAILED=0
-SKIPPED=0
-pass() { PASSED=$((PASSED + 1)); echo "PASS: $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL: $*"; }
-skip() { SKIPPED=$((SKIPPED + 1)); echo "SKIP: $*"; }
-# verdict STATUS NAME: the line of result, for a step run in the
-# background and counted later.
-verdict() { if [ "$1" -eq 0 ]; then echo "PASS: $2"; else echo "FAIL: $2"; fi; }
-# verdicts: count the PASS:, FAIL: and SKIP: lines of a step's log (stdin).
-verdicts() {
-	local verdict name
-	while read -r verdict name; do
-		case $verdict in
-		PASS:) pass "$name" ;;
-		SKIP:) skip "$name" ;;
-		FAIL:) fail "$name" ;;
-		esac
-	done < <(grep -E '^(PASS|FAIL|SKIP): ')
-}
-# result STATUS NAME: pass or fail NAME on a command's exit status.
-result() { if [ "$1" -eq 0 ]; then pass "$2"; else fail "$2"; fi; }
+# The verdicts (pass, fail, skip, result), the counting of a step's log
+# (verdicts, expect_verdicts) and of KTAP (count_selftests, kunit_totals)
+# are harness/verdict.sh's, sourced by lib.sh: the one judge of every
+# step. What is here schedules the steps and reads their logs.
 
 finish() {
 	echo
-	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
-	[ "$FAILED" -eq 0 ]
+	verdict_summary
 	exit
-}
-
-# ktap_of LOG NAME: the KTAP lines of the selftest NAME in LOG, between its
-# BEGIN and END markers.
-ktap_of() { sed -n "/^KSTATS_SELFTEST_BEGIN $2\$/,/^KSTATS_SELFTEST_END/p" "$1"; }
-
-# ktap_problem: why the KTAP lines on stdin are not a whole run, or nothing:
-# a file skipped as a whole ("1..0 # SKIP why": in make check's kernels
-# every file has something to run), or fewer results than its plan.
-ktap_problem() {
-	local out plan n
-	out=$(cat)
-	plan=$(echo "$out" | sed -n 's/^1\.\.\([0-9]*\).*$/\1/p' | head -n 1)
-	n=$(echo "$out" | grep -cE '^(not )?ok [0-9]+')
-	if [ "$plan" = 0 ]; then
-		echo "skipped as a whole:$(echo "$out" | sed -n 's/^1\.\.0//p' | head -n 1)"
-	elif [ -z "$plan" ] || [ "$n" -ne "$plan" ]; then
-		echo "ran $n of ${plan:-?} tests"
-	fi
-}
-
-# Tests that may skip on the test kernel, as "SCRIPT|what its skip
-# line says|why it cannot run there". None: the test kernel's
-# configuration is the project's, and a test that skips there tests
-# nothing (if fprobe broke, its tests would turn into skips).
-EXPECTED_SKIPS=()
-
-# count_selftests LOG WHERE [SCRIPT...]: the KTAP results of each kselftest
-# (default: every *test.sh) in LOG, one "ok"/"not ok" line per test. On
-# Debian's kernels (WHERE names them), a skip counts as a skip, with its
-# reason; on the project's kernels it is a failure, unless EXPECTED_SKIPS
-# has it.
-count_selftests() {
-	local t name out ok skip bad log=$1 where=$2 why line e
-	shift 2
-	[ $# -gt 0 ] || set -- "$TOP"/tools/testing/selftests/kstats/*test.sh
-	for t in "$@"; do
-		name=$(basename "$t")
-		out=$(ktap_of "$log" "$name")
-		ok=$(echo "$out" | grep -cE '^ok [0-9]+')
-		skip=$(echo "$out" | grep -cE '^ok [0-9]+ .*# SKIP')
-		bad=$(echo "$out" | grep -cE '^not ok [0-9]+')
-		PASSED=$((PASSED + ok - skip))
-		FAILED=$((FAILED + bad))
-		while IFS= read -r line; do
-			[ -n "$line" ] || continue
-			case $where in
-			*Debian*)
-				skip "kselftest $name$where: ${line#ok }"
-				continue ;;
-			esac
-			why=
-			for e in "${EXPECTED_SKIPS[@]}"; do
-				[ "${e%%|*}" = "$name" ] || continue
-				e=${e#*|}
-				case $line in *"${e%%|*}"*) why=${e#*|} ;; esac
-			done
-			if [ -n "$why" ]; then
-				skip "kselftest $name: ${line#ok } (cannot run on the test kernel: $why)"
-			else
-				fail "kselftest $name: ${line#ok }: a skip on the test kernel, whose configuration has everything the test needs"
-			fi
-		done < <(echo "$out" | grep -E '^ok [0-9]+ .*# SKIP')
-		why=$(echo "$out" | ktap_problem)
-		[ -z "$why" ] || fail "kselftest $name$where: $why"
-	done
-}
-
-# expect_verdicts LOG WHAT NAME...: a FAIL line for each NAME that no PASS,
-# FAIL or SKIP line of LOG starts with (a step that stopped early has
-# fewer).
-expect_verdicts() {
-	local log=$1 what=$2 n
-	shift 2
-	for n in "$@"; do
-		awk -v n="$n" '{ sub(/^(PASS|FAIL|SKIP): /, "") } index($0, n) == 1 { ok = 1 }
-			END { exit !ok }' "$log" || fail "$what: no result for \"$n\""
-	done
-}
-
-# doc_warnings FILE...: the lines of a Sphinx log (stdin) that report a
-# problem in one of the FILEs (paths in the kernel tree): matched by the
-# file before a line number (Sphinx names a document without its .rst
-# when the problem is in kernel-doc it pulled in: "DOC:556: FILE:462:"),
-# or named by a failed kernel-doc run.
-doc_warnings() {
-	local re='' f
-	for f in "$@"; do
-		re="$re${re:+|}$(printf '%s' "$f" | sed 's/[.]/\\./g')"
-	done
-	grep -E "(^|[ /])($re):[0-9]+: .*(WARNING|ERROR|SEVERE|CRITICAL|warning|error)|kernel-doc.*[ /]($re)[' ].*failed"
 }
 
 # faults_selftest LOG: the self-test of the report checks. The debug VM
@@ -164,6 +54,18 @@ doc_warnings() {
 # from the faults module is a real failure); and a KTAP test that stopped
 # midway must be a failure.
 FAULTS=("lockdep|lockdep" "WARNING|WARNING" "hung-task|hung task" "kmemleak|kmemleak")
+# reports_agree CONSOLE NAME: whether the selftests' KS_REPORT_RE matches a
+# kernel line of CONSOLE in the phase of the injected fault NAME (after
+# "kstats-selftest: fault NAME", before the next mark of a fault).
+reports_agree() {
+	local re
+	re=$(eval "$(grep '^KS_REPORT_RE=' "$TOP/tools/testing/selftests/kstats/kstats_lib.sh")"
+	     echo "$KS_REPORT_RE")
+	[ -n "$re" ] && awk -v n="kstats-selftest: fault $2" -v re="$re" '
+		index($0, "kstats-selftest: fault") { on = index($0, n) > 0; next }
+		on && /^\[ *[0-9]+\.[0-9]+\]/ && $0 ~ re { found = 1 }
+		END { exit !found }' "$1"
+}
 faults_selftest() {
 	local log=$1 f name kind got other why
 	[ ${#faults[@]} -gt 0 ] || return
@@ -182,6 +84,14 @@ faults_selftest() {
 			-v p="FAIL: kernel report ($kind) on " \
 			'$1 == n && index($2, p) != 1 { print $2 }' "$log")
 		[ -z "$other" ] || fail "self-test: while injecting $name, other reports: $other"
+	done
+	# The selftests classify the kernel's reports on their own, to run
+	# without the harness (KS_REPORT_RE in kstats_lib.sh, on dmesg after a
+	# mark; kmemleak's as ks_kmemleak prints them from its debugfs file):
+	# they must see each injected report that kreports.awk saw.
+	for name in lockdep WARNING hung-task kmemleak; do
+		reports_agree "$LOGS/console-debug.log" "$name"
+		result $? "self-test: the selftests' classifier (KS_REPORT_RE) sees the injected $name too"
 	done
 	why=$(ktap_of "$log" kstats_stops_test.sh | ktap_problem)
 	if [ "$why" = "ran 1 of 3 tests" ]; then
@@ -202,178 +112,14 @@ if ! "$HARNESS/tree.sh" > "$LOGS/tree.log" 2>&1; then
 fi
 set_paths
 
-
-# sources_check: step 3, the checks of the sources and of the series that
-# need no kernel build, run first in the chain beside the VM (they took a
-# core from the debug kernel's build when run beside it): PASS/FAIL lines,
-# counted when the chain is done.
-sources_check() {
-	cd "$TOP" || return
-	kfiles=$(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.[ch]' 'kernel/*.[ch]' 'samples/*.[ch]' \
-		'tools/testing/selftests/*.sh')
-	# Inside the kernel tree, on the overlay of the files (tree.sh made it).
-	for f in $kfiles; do
-		out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --show-types -f "$f" 2>&1)
-		checkpatch_clean "$out"
-		result $? "checkpatch --strict $f"
-	done
-	for p in patches/*.patch; do
-		# On stdin: given the path of a patch inside this git work tree,
-		# checkpatch reports its blank context lines as trailing whitespace.
-		out=$(perl "$SRC/scripts/checkpatch.pl" --strict --no-tree \
-			--no-signoff --show-types - < "$p" 2>&1)
-		checkpatch_clean "$out"
-		result $? "checkpatch --strict $p"
-	done
-	for f in $(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.c' 'kernel/*.c'); do
-		grep -q '^/\*\*' "$f" || continue
-		out=$(python3 "$SRC/scripts/kernel-doc" -none -Wall "$f" 2>&1)
-		[ -z "$out" ] || echo "$out"
-		result $([ -z "$out" ]; echo $?) "kernel-doc -Wall $f"
-	done
-
-	# Every file of the project has the kstats entry of MAINTAINERS.
-	ours=$(git ls-files --cached --others --exclude-standard include lib kernel samples tools Documentation |
-		grep -v '/\.kunitconfig$')
-	maint=$(sed -n 's/^+M:\t//p' MAINTAINERS.patch)
-	missing=$(cd "$SRC" && for f in $ours; do
-		perl scripts/get_maintainer.pl --no-git --no-rolestats -f "$f" 2>/dev/null |
-			grep -qxF "$maint" || echo "$f"
-	done)
-	[ -z "$missing" ] || echo "no kstats maintainer for: $missing"
-	result $([ -z "$missing" ]; echo $?) "MAINTAINERS covers every kstats file"
-
-	# kstats_record() in NMI: its kernel-doc and kstats.rst say where this_cpu
-	# operations on u64 are NMI safe (x86-64, arm64) and where they are not
-	# (32-bit x86, the generic ones under local_irq_save()).
-	nmi=0
-	for f in include/linux/kstats.h Documentation/dev-tools/kstats.rst; do
-		tr '\n' ' ' < "$f" | tr -s ' *' ' ' | grep -q 'NMI.\{0,200\}x86-64.\{0,200\}32-bit x86' ||
-			{ echo "$f: does not say where kstats_record() is NMI safe"; nmi=1; }
-	done
-	result $nmi "kstats.h and kstats.rst say where kstats_record() is NMI safe (x86-64) and not (32-bit x86)"
-
-	# The core's API as its review wants it: every export has a user outside
-	# lib/kstats.c, and one constructor; CONFIG_KSTATS is a bool, so that no
-	# built-in caller is left with stubs of a module.
-	unused=$(for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));$/\1/p' lib/kstats.c); do
-		git grep -qE "\\b$sym\(" -- kernel samples ':!*_kunit.c' || echo "$sym"
-	done)
-	[ -z "$unused" ] || echo "exported but used nowhere else: $unused"
-	[ -z "$unused" ] && ! git grep -qw kstats_create -- include lib kernel samples
-	result $? "lib/kstats.c exports only what other code uses; kstats_new() is the one constructor"
-	grep -qx '+	bool "kstats: per-CPU latency distributions in debugfs"' patches/01-lib-kstats.patch &&
-		grep -q '^+config KSTATS_TRACE$' patches/09-kernel-trace.patch &&
-		! grep -q '^+config KSTATS_TRACE' patches/0[12]-*.patch
-	result $? "CONFIG_KSTATS is a bool; CONFIG_KSTATS_TRACE is in kernel/trace/Kconfig"
-
-	# The upstream series: applies, checkpatch clean, gives this tree.
-	fgwait "$HARNESS/patches.sh" --check > "$LOGS/patches.log" 2>&1
-	grep -vE '^(PASS|FAIL): ' "$LOGS/patches.log" | grep -v '^==>' || true
-	verdicts < "$LOGS/patches.log"
-	# As many checkpatch verdicts as patches: patches.sh says how many.
-	npatches=$(sed -n 's/^series: \([0-9]*\) patches$/\1/p' "$LOGS/patches.log")
-	[ -n "$npatches" ] || fail "patches --check: no 'series: N patches' line"
-	want=("patches: the series applies with git am" "patches: the series gives this repository's files"
-		"patches: the cover letter answers each reviewer of 2020" "patches: MAINTAINERS names the submitter")
-	for i in $(seq "${npatches:-0}"); do
-		want+=("$(printf 'patches: checkpatch --strict %04d-' "$i")")
-	done
-	expect_verdicts "$LOGS/patches.log" "patches --check" "${want[@]}"
-
-	need_pkgs python3-docutils
-	for f in $(git ls-files --cached --others --exclude-standard 'Documentation/*.rst'); do
-		/usr/bin/python3 "$HARNESS/rstcheck.py" "$f"
-		result $? "reStructuredText of $f"
-	done
-
-	# The kernel's own documentation build, on Documentation/dev-tools. Its
-	# warnings about kstats are those in kstats.rst and in the files whose
-	# kernel-doc it pulls in. Sphinx warns only when it reads a document, so
-	# kstats.rst is touched: read again on every run, warm cache or not.
-	need_pkgs python3-sphinx python3-sphinx-rtd-theme python3-yaml
-	docfiles="Documentation/dev-tools/kstats.rst Documentation/dev-tools/kstats $(sed -n 's/^\.\. kernel-doc:: *//p' \
-		Documentation/dev-tools/kstats.rst | sort -u)"
-	touch -c "$SRC/Documentation/dev-tools/kstats.rst"
-	fgwait make -C "$SRC" O="$WORK/build-docs" SPHINXDIRS=dev-tools PYTHON3=/usr/bin/python3 \
-		SPHINXBUILD=/usr/bin/sphinx-build htmldocs > "$LOGS/htmldocs.log" 2>&1
-	r=$?
-	html=$WORK/build-docs/Documentation/output/dev-tools/kstats.html
-	# shellcheck disable=SC2086
-	warn=$(doc_warnings $docfiles < "$LOGS/htmldocs.log")
-	[ -z "$warn" ] || echo "$warn"
-	[ $r -eq 0 ] && [ -z "$warn" ] && grep -q 'kstats_record' "$html" && grep -q 'kstats_new' "$html"
-	result $? "make htmldocs: dev-tools/kstats.html with the API, no warning in $docfiles"
-	# The filter itself, on a log whose paths all hold the word kstats.
-	c=/root/.cache/kstats/6.12/linux
-	got=$(printf '%s\n' \
-		"$c/Documentation/dev-tools/kunit/index.rst:26: WARNING: unknown document: '/dev-tools/ktap'" \
-		"$c/Documentation/dev-tools/kstats.rst:12: WARNING: Title underline too short." \
-		"$c/lib/kstats.c:40: warning: Function parameter or struct member 'x' not described" \
-		"$c/include/linux/kstats.h.orig:1: WARNING: not ours" \
-		"$c/Documentation/dev-tools/kstats:556: $c/include/linux/kstats.h:40: WARNING: Inline emphasis" \
-		"$c/Documentation/dev-tools/kstats_foo.rst:3: WARNING: not ours either" \
-		"reading sources... [100%] kstats" | doc_warnings $docfiles | cut -d: -f1)
-	[ "$got" = "$(printf '%s\n' "$c/Documentation/dev-tools/kstats.rst" "$c/lib/kstats.c" \
-		"$c/Documentation/dev-tools/kstats")" ]
-	result $? "htmldocs warnings are matched by file, not by a word of their path"
-}
-
-# tools_check: what step 4 tests of tools/kstats without the VM's capture,
-# run beside the VM: one PASS/FAIL line per check, the counts of the
-# tool's own tests on a TOOL_TESTS line.
-tools_check() {
-	local tk=$TOP/tools/kstats r
-	need_pkgs gnuplot-nox prometheus prometheus-node-exporter clang libclang-rt-14-dev tmux
-	make -s -C "$tk" clean
-	make -s -C "$tk" > "$LOGS/tool-build.log" 2>&1
-	r=$?
-	[ $r -eq 0 ] || cat "$LOGS/tool-build.log"
-	verdict $r "tools/kstats builds with -Wall -Wextra -Werror"
-	make -s -C "$tk" bench > "$LOGS/bench-build.log" 2>&1
-	r=$?
-	[ $r -eq 0 ] || cat "$LOGS/bench-build.log"
-	verdict $r "tools/kstats/bench: kstats_record() of include/linux/kstats.h builds natively"
-	if [ -x "$tk/kstats" ]; then
-		make -s -C "$tk" test > "$LOGS/tool-tests.log" 2>&1
-		r=$?
-		grep -v '^PASS' "$LOGS/tool-tests.log" | sed 's/^FAIL/tool test: FAIL/'
-		# The count line, wherever it is: on a failure, make's own
-		# "Error" line comes after it.
-		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/TOOL_TESTS \1 \2/p' \
-			"$LOGS/tool-tests.log" | tail -n 1
-		grep -qE '^[0-9]+ passed, [1-9][0-9]* failed$' "$LOGS/tool-tests.log" ||
-			[ $r -eq 0 ] || echo "FAIL: tools/kstats tests: make test exit $r with no failed test"
-		rm -rf "$LOGS/install"
-		make -s -C "$tk" install DESTDIR="$LOGS/install" PREFIX=/usr &&
-			[ -x "$LOGS/install/usr/bin/kstats" ] && [ -x "$LOGS/install/usr/bin/kstats-plot" ] &&
-			[ -f "$LOGS/install/usr/share/man/man1/kstats-plot.1" ] &&
-			[ -f "$LOGS/install/usr/share/man/man1/kstats.1" ] &&
-			"$LOGS/install/usr/bin/kstats-plot" -t dumb "$tk/tests/corpus/two-slots" \
-				> "$LOGS/install-plot.txt" 2>&1 && grep -q 'two-slots' "$LOGS/install-plot.txt"
-		verdict $? "tools/kstats: make install, and the installed kstats-plot plots"
-	fi
-	if make -s -C "$tk" fuzz > "$LOGS/fuzz-build.log" 2>&1; then
-		rm -rf "$LOGS/corpus" && cp -r "$tk/tests/corpus" "$LOGS/corpus"
-		# A seed of the clock's, printed; KSTATS_SEED repeats a run.
-		seed=${KSTATS_SEED:-$(date +%s)}
-		"$tk/fuzz_parse" -seed="$seed" -max_total_time="${FUZZ_SECONDS:-20}" "$LOGS/corpus" \
-			> "$LOGS/fuzz.log" 2>&1
-		r=$?
-		[ $r -eq 0 ] || tail -n 30 "$LOGS/fuzz.log"
-		verdict $r "libFuzzer on the input parser, ${FUZZ_SECONDS:-20} s, seed $seed (KSTATS_SEED=$seed repeats it; $(grep -oE 'Done [0-9]+ runs' "$LOGS/fuzz.log"))"
-	else
-		cat "$LOGS/fuzz-build.log"
-		echo "FAIL: build the fuzz target"
-	fi
-}
-
 # report_sources, report_tools, report_kunit: the verdicts of
-# sources_check, tools_check and harness/kunit.sh (UML), from their logs,
-# counted.
+# harness/step-sources.sh, harness/step-tools.sh and harness/kunit.sh
+# (UML), from their logs, counted.
 report_sources() {
 	grep -vE '^(PASS|FAIL|SKIP): ' "$LOGS/sources.log" || true
 	verdicts < "$LOGS/sources.log"
+	# The series' length, for step 9's one verdict per patch.
+	npatches=$(sed -n 's/^series: \([0-9]*\) patches$/\1/p' "$LOGS/patches.log" 2>/dev/null)
 	expect_verdicts "$LOGS/sources.log" "the checks of the sources" "make htmldocs:" \
 		"htmldocs warnings are matched by file"
 }
@@ -384,8 +130,8 @@ report_tools() {
 	verdicts < <(sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log")
 	set -- $(sed -n 's/^TOOL_TESTS \([0-9]*\) \([0-9]*\)$/\1 \2/p' "$LOGS/chain.log")
 	if [ $# -eq 2 ]; then
-		PASSED=$((PASSED + $1))
-		FAILED=$((FAILED + $2))
+		V_PASSED=$((V_PASSED + $1))
+		V_FAILED=$((V_FAILED + $2))
 	else
 		fail "tools/kstats tests: no results"
 	fi
@@ -406,9 +152,9 @@ report_kunit() {
 	kf=$(echo "$summary" | grep -oE '(failed|crashed): [0-9]+' | grep -oE '[0-9]+' |
 		paste -sd+ | bc 2>/dev/null || echo 0)
 	ks=$(echo "$summary" | grep -oE 'skipped: [0-9]+' | grep -oE '[0-9]+' || echo 0)
-	PASSED=$((PASSED + ${kp:-0}))
-	FAILED=$((FAILED + ${kf:-0}))
-	SKIPPED=$((SKIPPED + ${ks:-0}))
+	V_PASSED=$((V_PASSED + ${kp:-0}))
+	V_FAILED=$((V_FAILED + ${kf:-0}))
+	V_SKIPPED=$((V_SKIPPED + ${ks:-0}))
 	[ "$krc" -eq 0 ] || [ "${kf:-0}" -gt 0 ] || fail "KUnit: kunit.py exit $krc"
 	echo "KUnit: $summary"
 }
@@ -419,14 +165,14 @@ report_kunit() {
 # on both cores. make check runs all of it too.
 if [ "$QUICK" = 1 ]; then
 	step "[1/3] checkpatch --strict, kernel-doc and docutils on the sources"
-	sources_check > "$LOGS/sources.log" 2>&1
+	"$HARNESS/step-sources.sh" "$LOGS" > "$LOGS/sources.log" 2>&1
 	report_sources
 	step "[2/3] KUnit suite in UML"
 	"$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
 	echo $? > "$LOGS/kunit.rc"
 	report_kunit
 	step "[3/3] tools/kstats: build, tests on generated fixtures, fuzzing"
-	(echo TOOLS_BEGIN; tools_check; echo TOOLS_END) > "$LOGS/chain.log" 2>&1
+	(echo TOOLS_BEGIN; "$HARNESS/step-tools.sh" "$LOGS"; echo TOOLS_END) > "$LOGS/chain.log" 2>&1
 	report_tools
 	finish
 fi
@@ -475,13 +221,13 @@ fi
 # The VM runs on one host thread: the checks of step 3, the bisect builds
 # of step 9, then the UML build of step 8 and the tool's tests of step 4
 # use the other core meanwhile, one job at a time.
-(sources_check > "$LOGS/sources.log" 2>&1
+("$HARNESS/step-sources.sh" "$LOGS" > "$LOGS/sources.log" 2>&1
  JOBS=1 "$HARNESS/patches.sh" --build > "$LOGS/bisect.log" 2>&1
  echo "bisect exit $?" >> "$LOGS/bisect.log"
  JOBS=1 "$HARNESS/kunit.sh" > "$LOGS/kunit.log" 2>&1
  echo $? > "$LOGS/kunit.rc"
  echo TOOLS_BEGIN
- tools_check
+ "$HARNESS/step-tools.sh" "$LOGS"
  echo TOOLS_END) > "$LOGS/chain.log" 2>&1 &
 CHAIN=$!
 wait "$STOCK"
@@ -542,19 +288,18 @@ sed '/^KSTATS_CAPTURE_BEGIN/,/^KSTATS_CAPTURE_END/d; /^kstats torture: /,/^KSTAT
 	"$LOGS/vm.log" | grep -vE '^ +(ok|# |KTAP|1\.\.)' | grep -v '^KSTATS_'
 # KUnit: each suite's "# Totals" line counts its test cases.
 for suite in kstats kstats_trace; do
-	totals=$(sed -n "/^KSTATS_KUNIT_BEGIN $suite\$/,/^KSTATS_KUNIT_END/p" "$LOGS/vm.log" |
-		grep -E '^# Totals: pass:' | tail -n 1)
+	totals=$(kunit_totals "$LOGS/vm.log" $suite)
 	if [ -z "$totals" ]; then
 		fail "KUnit suite $suite in the VM: no results"
 		continue
 	fi
 	echo "KUnit $suite (x86_64 VM, $(sed -n 's/^KSTATS_KUNIT_CPUS //p' "$LOGS/vm.log") CPUs): $totals"
 	set -- $(echo "$totals" | grep -oE '[0-9]+')
-	PASSED=$((PASSED + $1))
-	FAILED=$((FAILED + $2))
-	SKIPPED=$((SKIPPED + $3))
+	V_PASSED=$((V_PASSED + $1))
+	V_FAILED=$((V_FAILED + $2))
+	V_SKIPPED=$((V_SKIPPED + $3))
 done
-count_selftests "$LOGS/vm.log" ""
+count_selftests "$LOGS/vm.log" "" "$TOP"/tools/testing/selftests/kstats/*test.sh
 # The kernel's reports in the whole boot's log (harness/vm.sh), one FAIL
 # line each.
 verdicts < <(grep '^FAIL: kernel report' "$LOGS/vm.log")
@@ -691,7 +436,8 @@ for series in 7.x 6.12 6.1; do
 		fail "self-test on Debian's $series kernel: while injecting a WARN, other reports: $other"
 	if grep -q '^KSTATS_SELFTEST_BEGIN' "$LOGS/stock-$series.log"; then
 		grep -E '^(not ok|stock kernel)' "$LOGS/stock-$series.log" || true
-		count_selftests "$LOGS/stock-$series.log" " on Debian's $series kernel"
+		count_selftests "$LOGS/stock-$series.log" " on Debian's $series kernel" \
+			"$TOP"/tools/testing/selftests/kstats/*test.sh
 	else
 		tail -n 40 "$LOGS/stock-$series.log"
 		fail "kselftests on Debian's $series kernel: did not run"

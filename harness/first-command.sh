@@ -72,11 +72,11 @@ first() {
 	r=$?
 	if [ $r -eq 0 ] && [ ! -e "$sim.early" ] && grep -qE -- "$expect" "$log"; then
 		touch "$sim.log"
-		echo "PASS: make $1 as the first command on a fresh machine (installs $(wc -l < "$sim") packages in $(wc -l < "$sim.log") apt-get calls; warm cache)"
+		pass "make $1 as the first command on a fresh machine (installs $(wc -l < "$sim") packages in $(wc -l < "$sim.log") apt-get calls; warm cache)"
 	else
 		tail -n 30 "$log"
 		[ ! -e "$sim.early" ] || echo "run before installed: $(cat "$sim.early")"
-		echo "FAIL: make $1 as the first command on a fresh machine (exit $r)"
+		fail "make $1 as the first command on a fresh machine (exit $r)"
 		rc=1
 	fi
 }
@@ -90,10 +90,10 @@ if want clean-cache; then
 	mkdir -p "$out/cache/1.0/linux/Makefile" "$out/cache/1.0/vm" "$out/cache/ccache/0"
 	KSTATS_CACHE=$out/cache first clean-cache 'removing .*/cache/1\.0$' clean-cache
 	if [ -e "$out/cache/1.0" ] || [ ! -e "$out/cache/ccache/0" ]; then
-		echo "FAIL: make clean-cache removes the trees and keeps ccache's objects"
+		fail "make clean-cache removes the trees and keeps ccache's objects"
 		rc=1
 	else
-		echo "PASS: make clean-cache removes the trees and keeps ccache's objects"
+		pass "make clean-cache removes the trees and keeps ccache's objects"
 	fi
 fi
 if want bench-tool; then

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Runs in the VM booted on a distribution kernel: load the out-of-tree
-# kstats modules, then the kselftests.
+# kstats modules, then the kselftests. Its verdicts: harness/verdict.sh.
+. /root/verdict.sh
 rc=0
 modprobe kstats_trace || exit 1
 echo "stock kernel $(uname -r): $(lsmod | grep -c kstats) kstats modules loaded"
@@ -36,35 +37,35 @@ K=/sys/kernel/debug/kstats
 T2="kstats under lockdown=integrity on $(uname -r): a group's _summary as closed as a metric"
 sum=
 if [ ! -e $L ]; then
-	echo "SKIP: $T: no lockdown LSM"
-	echo "SKIP: $T2: no lockdown LSM"
+	skip "$T: no lockdown LSM"
+	skip "$T2: no lockdown LSM"
 elif ! modprobe kstats_trace || ! echo "trace __x64_sys_getuid" > $K/_control ||
      { echo "trace fprobe:__*sys_get*gid as lk" > $K/_control 2> /dev/null &&
        sum=$K/lk/_summary; ! echo integrity > $L; }; then
-	echo "FAIL: $T: kstats_trace, its trace or lockdown=integrity cannot be set"
-	echo "FAIL: $T2: kstats_trace, its trace or lockdown=integrity cannot be set"
+	fail "$T: kstats_trace, its trace or lockdown=integrity cannot be set"
+	fail "$T2: kstats_trace, its trace or lockdown=integrity cannot be set"
 	rc=1
 else
 	out=$(/root/kstats trace __x64_sys_getppid -d 1 2>&1)
 	r=$?
 	if [ $r -eq 1 ] &&
 	   echo "$out" | grep -q 'kernel lockdown (.*\[integrity\].*) closes debugfs to writes'; then
-		echo "PASS: $T"
+		pass "$T"
 	else
 		echo "$out"
-		echo "FAIL: $T (exit $r)"
+		fail "$T (exit $r)"
 		rc=1
 	fi
 	m=$(cat $K/__x64_sys_getuid 2>&1 > /dev/null)
 	if [ -z "$sum" ]; then
 		# Debian's 6.1: no groups.
-		echo "SKIP: $T2: no group on this kernel (metric: ${m:-read})"
+		skip "$T2: no group on this kernel (metric: ${m:-read})"
 	else
 		s=$(cat "$sum" 2>&1 > /dev/null)
 		if echo "$m" | grep -q 'not permitted' && echo "$s" | grep -q 'not permitted'; then
-			echo "PASS: $T2"
+			pass "$T2"
 		else
-			echo "FAIL: $T2: metric: ${m:-read}; _summary: ${s:-read}"
+			fail "$T2: metric: ${m:-read}; _summary: ${s:-read}"
 			rc=1
 		fi
 	fi

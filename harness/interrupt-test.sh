@@ -42,7 +42,7 @@ wait_until() {
 compiling() { procs | grep -qE ' (cc1|gcc)$'; }
 gone() { [ -z "$(procs)" ]; }
 
-git clone -q "$TOP" "$tmp/clone" || { echo "FAIL: make check interrupted: git clone"; exit 1; }
+git clone -q "$TOP" "$tmp/clone" || { fail "make check interrupted: git clone"; exit 1; }
 # The clone's uncommitted changes too: it tests this tree.
 (cd "$TOP" && git ls-files --modified --others --exclude-standard -z) |
 	(cd "$TOP" && xargs -0 -r cp --parents -t "$tmp/clone") 2>/dev/null
@@ -70,16 +70,16 @@ interrupt() {
 	pid=$!
 	if ! wait_until 600 "$ready"; then
 		tail -n 20 "$log"
-		echo "FAIL: $t: not interrupted ($ready never held)"
+		fail "$t: not interrupted ($ready never held)"
 		rc=1
 	else
 		kill -INT -- -"$pid"
 		if wait_until 10 gone; then
-			echo "PASS: $t"
+			pass "$t"
 		else
 			echo "still running:"
 			procs | head -n 20
-			echo "FAIL: $t"
+			fail "$t"
 			rc=1
 		fi
 	fi

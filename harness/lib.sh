@@ -10,6 +10,9 @@ HARNESS=$TOP/harness
 KSTATS_CACHE=${KSTATS_CACHE:-$HOME/.cache/kstats}
 JOBS=${JOBS:-$(nproc)}
 
+# pass, fail, skip, result...: the verdicts, one line each (harness/verdict.sh).
+. "$HARNESS/verdict.sh"
+
 # step TEXT: a step's title, with the time since the script started.
 step() { printf '==> %s  (%dm%02ds)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)) >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

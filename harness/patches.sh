@@ -423,7 +423,6 @@ if [ "${1:-}" = --build ]; then
 	mkdir -p "$bdir"
 	mk() { make -C "$bis/linux" O="$bdir" ARCH=x86_64 "$(cc_opts)" "$@"; }
 	mk -s tinyconfig > /dev/null
-	status=0
 	for p in $(ls "$out"/0*-*.patch | grep -v '/0000-'); do
 		patch -s -p1 -d "$bis/linux" < "$p"
 		# A patch that touches no input of the kernel's build
@@ -431,7 +430,7 @@ if [ "${1:-}" = --build ]; then
 		# previous one built.
 		if ! grep '^+++ b/' "$p" |
 		     grep -qvE '^\+\+\+ b/(Documentation/|MAINTAINERS$|tools/testing/selftests/|tools/kstats/)'; then
-			echo "PASS: patches: the test kernel builds after $(basename "$p") (no build input changed)"
+			pass "patches: the test kernel builds after $(basename "$p") (no build input changed)"
 			continue
 		fi
 		# The debug kernel's configuration: this build then finds in
@@ -449,21 +448,19 @@ if [ "${1:-}" = --build ]; then
 		# compressing the kernel again after each is time lost.
 		step "building after $(basename "$p")"
 		if mk -s -j"$JOBS" vmlinux modules > "$bis/build.log" 2>&1; then
-			echo "PASS: patches: the test kernel builds after $(basename "$p")"
+			pass "patches: the test kernel builds after $(basename "$p")"
 		else
 			tail -n 20 "$bis/build.log"
-			echo "FAIL: patches: the test kernel builds after $(basename "$p")"
-			status=1
+			fail "patches: the test kernel builds after $(basename "$p")"
 		fi
 	done
-	exit $status
+	[ "$V_FAILED" -eq 0 ]
+	exit
 fi
 [ "${1:-}" = --check ] || exit 0
 set +e
 
-# The checks, as PASS/FAIL lines for harness/check.sh.
-status=0
-check() { if [ "$1" -eq 0 ]; then echo "PASS: $2"; else echo "FAIL: $2"; status=1; fi; }
+# The checks, as PASS/FAIL lines for harness/check.sh (harness/verdict.sh).
 
 am=$WORK/series-am
 rm -rf "$am"
@@ -477,7 +474,7 @@ git -C "$am" -c user.name=am -c user.email=am@localhost am -q \
 	>"$WORK/series-am.log" 2>&1
 r=$?
 [ $r -eq 0 ] || cat "$WORK/series-am.log"
-check $r "patches: the series applies with git am to pristine $SRC_PKG $SRC_VERSION files"
+result $r "patches: the series applies with git am to pristine $SRC_PKG $SRC_VERSION files"
 
 # The series builds this repository's tree: every file the same.
 bad=0
@@ -498,7 +495,7 @@ sys.exit(s != open(sys.argv[2]).read())' "$am/$f" "$SRC/$f" ||
 	fi
 	cmp -s "$SRC/$f" "$am/$f" || { echo "differs: $f"; bad=1; }
 done
-check $bad "patches: the series gives this repository's files"
+result $bad "patches: the series gives this repository's files"
 
 # The cover letter answers the 2020 review, each reviewer by name, with
 # the figures of kstats.rst's table of the peers (make bench-peers), and
@@ -514,7 +511,7 @@ for row in '``trace``' '``fprobe:``' funclatency 'bpftrace kfunc' 'kprobe events
 		{ echo "cover letter: not kstats.rst's figure for $row (${n:-none})"; bad=1; }
 done
 ! grep -n '\*\*\*' "$cover" || bad=1
-check $bad "patches: the cover letter answers each reviewer of 2020 with kstats.rst's figures"
+result $bad "patches: the cover letter answers each reviewer of 2020 with kstats.rst's figures"
 
 # The MAINTAINERS entry names the submitter (M:) and the list (L:), no
 # unset address; a test-only header stays beside its tests, not in
@@ -526,7 +523,7 @@ grep -qx '+L:	[a-z-]*@vger\.kernel\.org' "$WORK/series.all" ||
 	{ echo "MAINTAINERS: no L: list"; bad=1; }
 ! grep -n '^+[ML]:.*@localhost' "$WORK/series.all" || bad=1
 ! git -C "$TOP" ls-files 'include/*' | grep -i 'kunit\|test' || bad=1
-check $bad "patches: MAINTAINERS names the submitter and the list, no test header in include/"
+result $bad "patches: MAINTAINERS names the submitter and the list, no test header in include/"
 
 # As a maintainer runs it: inside the kernel tree, which has the series
 # applied, so that checkpatch also checks the headers and files it names.
@@ -534,6 +531,7 @@ for p in "$out"/0*-*.patch; do
 	[ "$(basename "$p")" = "$(basename "$cover")" ] && continue
 	res=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --show-types - < "$p" 2>&1)
 	checkpatch_clean "$res"
-	check $? "patches: checkpatch --strict $(basename "$p"), in the tree"
+	result $? "patches: checkpatch --strict $(basename "$p"), in the tree"
 done
-exit $status
+[ "$V_FAILED" -eq 0 ]
+exit

@@ -45,13 +45,13 @@ for series in "$@"; do
 	fi
 	KSTATS_ROOT=$root "$HARNESS/module.sh" "/usr/src/linux-headers-$release" \
 		> "$WORK/module-$release.log" 2>&1 ||
-		{ tail -n 30 "$WORK/module-$release.log"; echo "FAIL: build the modules for $release"; rc=1; continue; }
-	echo "PASS: modules built against linux-headers-$release"
+		{ tail -n 30 "$WORK/module-$release.log"; fail "build the modules for $release"; rc=1; continue; }
+	pass "modules built against linux-headers-$release"
 	if KSTATS_ROOT=$root "$HARNESS/dkms.sh" build "$release" > "$WORK/dkms-$release.log" 2>&1; then
-		echo "PASS: dkms build for $release"
+		pass "dkms build for $release"
 	else
 		tail -n 20 "$WORK/dkms-$release.log"
-		echo "FAIL: dkms build for $release"
+		fail "dkms build for $release"
 		rc=1
 	fi
 	mods=$WORK/stock-$release
@@ -69,11 +69,11 @@ for series in "$@"; do
 	if ! ${root:+in_root "$root"} make -C "/usr/src/linux-headers-$release" M="$faults" \
 		modules > "$faults.log" 2>&1; then
 		tail -n 20 "$faults.log"
-		echo "FAIL: build harness/faults/kstats_faults.ko for $release"
+		fail "build harness/faults/kstats_faults.ko for $release"
 		rc=1
 	fi
 	VM_KERNEL=$kimage VM_MODULES=$mods VM_CONSOLE=$WORK/console-$release.log \
-		"$HARNESS/vm.sh" run "$HARNESS/guest-stock.sh" "$sel"/kstats/*.sh \
+		"$HARNESS/vm.sh" run "$HARNESS/guest-stock.sh" "$HARNESS/verdict.sh" "$sel"/kstats/*.sh \
 		"$SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 		"$WORK/kstats_helper" "$WORK/kstats" $(ls "$faults"/kstats_faults.ko 2>/dev/null) ||
 		rc=1

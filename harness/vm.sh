@@ -204,7 +204,7 @@ if [ -z "$rc" ]; then
 	if [ ! -s "$out" ] && grep -q '^KSTATS_VM_START ' "$log"; then
 		fail="the guest had no second serial port for the script's output (its console has it)"
 	fi
-	echo "FAIL: VM run on ${kernel:-?} of $(basename "$script"): $fail"
+	fail "VM run on ${kernel:-?} of $(basename "$script"): $fail"
 fi
 if [ -n "$fail" ]; then
 	echo "---- the last 150 lines of the console log (all of it in $console) ----" >&2
