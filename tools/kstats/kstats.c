@@ -50,6 +50,9 @@ static const char kstats_help[] =
 "      --log2              with --hist: slots of powers of 2 (frac_bits 0)\n"
 "      --json              JSON (min and max as their slots' bounds:\n"
 "                          min_bounds, max_bounds; with -u, its unit)\n"
+"      --hgrm              HdrHistogram's percentile distribution (.hgrm): a\n"
+"                          row per slot, its upper bound, the fraction and\n"
+"                          count up to it (with -u, in milliseconds)\n"
 "      --csv               one CSV row per slot: slot,lo,hi,count,mean,cdf,\n"
 "                          fraction,per_octave,per_unit (densities)\n"
 "      --openmetrics       OpenMetrics histogram (Prometheus textfile): the\n"
@@ -59,6 +62,8 @@ static const char kstats_help[] =
 "                          needed for standard input)\n"
 "      --le-bits N         --openmetrics buckets: the slots of frac_bits N, the\n"
 "                          same for every input (default 0: powers of 2)\n"
+"      --series-max N      --openmetrics: refuse to write more than N series\n"
+"                          (default 100000; 0: any)\n"
 "  -o, --output FILE       write to FILE through a temporary file and rename()\n"
 "                          (--interval --openmetrics: each exposition)\n"
 "      --merge             sum the distributions of several inputs (of\n"
@@ -183,6 +188,7 @@ struct kstats_cmd {
 	double secs;		/* kstats trace -d */
 	unsigned int outs;	/* the output formats given, by bit */
 	int le_bits;		/* --le-bits given */
+	int series_max;		/* --series-max given */
 	int lines;		/* -n given */
 	const char *sort;	/* -s */
 };
@@ -194,11 +200,11 @@ struct kstats_cmd {
  */
 static void check_opts(struct kstats_opt *o, const struct kstats_cmd *k, int argc, char **argv)
 {
-	static const char formats[] = "--hist, --json, --csv or --openmetrics";
+	static const char formats[] = "--hist, --json, --csv, --openmetrics or --hgrm";
 	int c;
 
 	if (k->outs & (k->outs - 1))
-		usage_error("--hist, --json, --csv and --openmetrics: one at a time");
+		usage_error("--hist, --json, --csv, --openmetrics and --hgrm: one at a time");
 	/* A table of functions: a group's (DIR, below), or of kstats trace 'GLOB'. */
 	if (k->sort)
 		table_opt_sort(o, k->sort);
@@ -210,6 +216,8 @@ static void check_opts(struct kstats_opt *o, const struct kstats_cmd *k, int arg
 		usage_error("--log2: only with --hist");
 	if (k->le_bits && o->out != OUT_OPENMETRICS)
 		usage_error("--le-bits: only with --openmetrics");
+	if (k->series_max && o->out != OUT_OPENMETRICS)
+		usage_error("--series-max: only with --openmetrics");
 	if (o->name && o->out != OUT_OPENMETRICS && !k->trace)
 		usage_error("--name: only with --openmetrics, or kstats trace 'GLOB'");
 	if (o->count && !(o->interval > 0))
@@ -227,13 +235,17 @@ static void check_opts(struct kstats_opt *o, const struct kstats_cmd *k, int arg
 		usage_error("--per-cpu: not with %s (--cpu N: one CPU's)",
 			    k->cmp ? "--compare" : o->rows ? "--rows" :
 			    o->out == OUT_HIST ? "--hist" : "--csv");
+	if (o->out == OUT_HGRM && (o->per_cpu || o->interval > 0))
+		usage_error("--hgrm: one distribution, not with %s",
+			    o->per_cpu ? "--per-cpu (--cpu N: one CPU's)" : "--interval");
 	if (o->per_cpu && o->out == OUT_JSON)
 		usage_error("--per-cpu: not with --json, which has every CPU under \"cpus\"");
 	if (o->cpu >= 0 && o->out == OUT_OPENMETRICS)
 		usage_error("--cpu: not with --openmetrics (--per-cpu: a series per CPU)");
-	if (o->pcts && (o->out == OUT_CSV || o->out == OUT_OPENMETRICS))
+	if (o->pcts && (o->out == OUT_CSV || o->out == OUT_OPENMETRICS || o->out == OUT_HGRM))
 		usage_error("--percentiles: not with %s, whose rows are the slots",
-			    o->out == OUT_CSV ? "--csv" : "--openmetrics");
+			    o->out == OUT_CSV ? "--csv" :
+			    o->out == OUT_HGRM ? "--hgrm" : "--openmetrics");
 	if (o->human && o->out == OUT_CSV)
 		usage_error("--unit: not with --csv, whose numbers are as recorded");
 	if (k->diff + k->cmp + k->merge > 1)
@@ -320,7 +332,7 @@ static int kstats_main(int argc, char **argv, int trace)
 {
 	enum { O_PCTS = 256, O_COUNT, O_CPU, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM,
 	       O_NAME, O_DIFF, O_CMP, O_ROWS, O_LE_BITS, O_MERGE, O_LOG2, O_PID, O_CGROUP,
-	       O_FAIL_IF };
+	       O_FAIL_IF, O_SERIES_MAX, O_HGRM };
 	static const struct option lopts[] = {
 		{ "percentiles", required_argument, NULL, O_PCTS },
 		{ "bits", required_argument, NULL, 'b' },
@@ -331,8 +343,10 @@ static int kstats_main(int argc, char **argv, int trace)
 		{ "json", no_argument, NULL, O_JSON },
 		{ "csv", no_argument, NULL, O_CSV },
 		{ "openmetrics", no_argument, NULL, O_OM },
+		{ "hgrm", no_argument, NULL, O_HGRM },
 		{ "name", required_argument, NULL, O_NAME },
 		{ "le-bits", required_argument, NULL, O_LE_BITS },
+		{ "series-max", required_argument, NULL, O_SERIES_MAX },
 		{ "output", required_argument, NULL, 'o' },
 		{ "merge", no_argument, NULL, O_MERGE },
 		{ "log2", no_argument, NULL, O_LOG2 },
@@ -351,7 +365,7 @@ static int kstats_main(int argc, char **argv, int trace)
 		{ "version", no_argument, NULL, 'V' },
 		{ }
 	};
-	struct kstats_opt opt = { .bits = -1, .cpu = -1, .sort_pct = 1 };
+	struct kstats_opt opt = { .bits = -1, .cpu = -1, .sort_pct = 1, .series_max = 100000 };
 	struct kstats_cmd k = { .trace = trace };
 	const char *label;
 	int c, ret;
@@ -432,6 +446,10 @@ static int kstats_main(int argc, char **argv, int trace)
 			opt.out = OUT_OPENMETRICS;
 			k.outs |= 1u << opt.out;
 			break;
+		case O_HGRM:
+			opt.out = OUT_HGRM;
+			k.outs |= 1u << opt.out;
+			break;
 		case O_NAME:
 			opt.name = optarg;
 			break;
@@ -440,6 +458,13 @@ static int kstats_main(int argc, char **argv, int trace)
 			if (*end || end == optarg || opt.le_bits < 0 || opt.le_bits > KS_MAX_BITS)
 				usage_error("--le-bits: '%s' is not in 0..%d", optarg, KS_MAX_BITS);
 			k.le_bits = 1;
+			break;
+		case O_SERIES_MAX:
+			opt.series_max = strtol(optarg, &end, 10);
+			if (*end || end == optarg || opt.series_max < 0)
+				usage_error("--series-max: '%s' is not a number of series (0: any)",
+					    optarg);
+			k.series_max = 1;
 			break;
 		case 'o':
 			opt.outfile = optarg;

@@ -34,7 +34,7 @@
 /* The exit status of kstats --compare when a --fail-if rule fails. */
 #define EXIT_FAIL_IF 3
 
-enum kstats_out { OUT_SUMMARY, OUT_HIST, OUT_JSON, OUT_CSV, OUT_OPENMETRICS };
+enum kstats_out { OUT_SUMMARY, OUT_HIST, OUT_JSON, OUT_CSV, OUT_OPENMETRICS, OUT_HGRM };
 
 /* The order of a table of functions (-s, kstats top's keys). */
 enum kstats_sort { SORT_TOTAL, SORT_PCT, SORT_COUNT, SORT_NAME, NR_SORTS };
@@ -57,6 +57,7 @@ struct kstats_opt {
 	int rows;		/* --rows: a line per interval */
 	const char *name;	/* for OpenMetrics */
 	int le_bits;		/* --le-bits: the frac_bits of OpenMetrics' buckets */
+	long series_max;	/* --series-max: OpenMetrics' series at most; 0: any */
 	const char *outfile;	/* -o */
 	int log2;		/* --hist --log2 */
 	long pid;		/* kstats trace --pid */
@@ -119,6 +120,7 @@ const char *fmt_lo(char *buf, size_t n, uint64_t v, int unit);
 const char *fmt_hi(char *buf, size_t n, uint64_t v, int unit);
 const char *fmt_hi3(char *buf, size_t n, uint64_t v, int unit);
 const char *fmt_exact(char *buf, size_t n, uint64_t v, int unit);
+const char *fmt_in_slot(char *buf, size_t n, double v, uint64_t lo, uint64_t hi, int unit);
 const char *pct_name(char *buf, size_t n, double q);
 const char *shown(char *buf, size_t n, const char *s);
 
@@ -185,6 +187,11 @@ void om_label(char *out, size_t n, const char *in);
 void om_series(const struct kstats_opt *o, const char *family, const char *labels,
 	       const struct ks_data *d, const struct ks_hist *h);
 void print_openmetrics(const struct kstats_opt *o, const struct ks_data *d, const char *input);
+/* The series of @labelsets label sets: an error above --series-max. */
+void om_series_check(const struct kstats_opt *o, size_t labelsets);
+
+/* kstats_hgrm.c: --hgrm, HdrHistogram's percentile distribution */
+void print_hgrm(const struct kstats_opt *o, const struct ks_data *d, const struct ks_hist *h);
 
 /* kstats_compare.c: --compare */
 int compare_inputs(const struct kstats_opt *o, const struct ks_data *a, const struct ks_data *b,

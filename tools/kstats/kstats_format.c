@@ -187,6 +187,31 @@ const char *fmt_hi3(char *buf, size_t n, uint64_t v, int unit)
 }
 
 /*
+ * A value known to lie in [@lo, @hi] (a slot's mean, for a percentile),
+ * printed to what that resolution supports: the fewest significant
+ * digits (3 at most with a @unit) whose rounding of @v still lies in the
+ * slot. A slot 50% wide (frac_bits 1) gives 161718 as 160000, one 3%
+ * wide (frac_bits 5) as 162000.
+ */
+const char *fmt_in_slot(char *buf, size_t n, double v, uint64_t lo, uint64_t hi, int unit)
+{
+	uint64_t vi = v > 0 ? (uint64_t)llround(v) : 0, m, p;
+	int k = ndigits(vi), d;
+
+	for (d = 1; d <= (unit ? 3 : k); d++) {
+		p = d < k ? pow10u(k - d) : 1;
+		m = (vi + p / 2) / p;
+		if (m * p < lo || m * p > hi)
+			continue;
+		if (unit)
+			return fmt_digits(buf, n, 0, m, d < k ? k - d : 0, unit - 1);
+		snprintf(buf, n, "%llu", (unsigned long long)(m * p));
+		return buf;
+	}
+	return fmt_val(buf, n, v, unit);
+}
+
+/*
  * A bound exactly, in integer arithmetic: with a @unit, in the largest
  * unit up to s where it is 1 or more (1151 ns: 1.151 us).
  */

@@ -157,6 +157,34 @@ static int group_bits(const char *path, int bits)
 }
 
 /*
+ * The CPUs with samples of each of the @n functions @names of the group at
+ * @path, summed: the label sets of --openmetrics --per-cpu, counted before
+ * anything is written. A file that cannot be read counts nothing here.
+ */
+static size_t group_cpus(const char *path, char **names, size_t n)
+{
+	size_t i, c, sets = 0;
+	struct ks_data d;
+	char *p;
+	FILE *f;
+
+	for (i = 0; i < n; i++) {
+		p = top_printf("%s/%s", path, names[i]);
+		f = fopen(p, "r");
+		free(p);
+		if (!f)
+			continue;
+		ks_data_init(&d);
+		if (!ks_read(&d, f))
+			for (c = 0; c < d.ncpus; c++)
+				sets += d.cpu[c].nslots > 0;
+		fclose(f);
+		ks_data_free(&d);
+	}
+	return sets;
+}
+
+/*
  * kstats [options] DIR, DIR a group's: the table of its functions from
  * its _summary; or each function's file in the format asked.
  */
@@ -172,6 +200,9 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 	FILE *f;
 	DIR *dir;
 
+	if (o->out == OUT_HGRM)
+		kstats_usage_error("--hgrm: of one function's file (%s/FUNC), not of a group",
+				   path);
 	if (kstats_group_table(o) && o->cpu >= 0)
 		kstats_usage_error("--cpu: not with a group's table: %s (%s: each function's)",
 				   "its _summary has no CPUs", "--json, --csv or --hist");
@@ -186,8 +217,8 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 		if (o->bits >= 0 && t->bits >= 0 && t->bits != o->bits)
 			kstats_die(2, "%s: inconsistent input: %s %d, not %d (--bits)", path,
 				   "its _summary has bits", t->bits, o->bits);
-		printf("group %s functions %zu sort %s\n", top_what(t, group),
-		       top_listed(t, &(size_t){ 0 }), sort_name(o));
+		printf("group %s functions %zu bits %s sort %s\n", top_what(t, group),
+		       top_listed(t, &(size_t){ 0 }), top_bits(t, 0), sort_name(o));
 		print_table(o, t, 0);
 		top_free(t);
 		free(group);
@@ -207,6 +238,8 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 	}
 	closedir(dir);
 	qsort(names, n, sizeof(*names), name_cmp);
+	if (o->out == OUT_OPENMETRICS)
+		om_series_check(o, o->per_cpu ? group_cpus(path, names, n) : n);
 	group_begin(o, group);
 	for (i = 0; i < n; i++) {
 		p = top_printf("%s/%s", path, names[i]);
@@ -257,13 +290,16 @@ void group_report(const struct kstats_opt *o, struct top *t, const char *group, 
 	size_t n, i;
 
 	if (kstats_group_table(o)) {
-		printf("group %s functions %zu seconds %.3f sort %s\n", top_what(t, group),
-		       top_listed(t, &(size_t){ 0 }), secs, sort_name(o));
+		printf("group %s functions %zu seconds %.3f bits %s sort %s\n",
+		       top_what(t, group), top_listed(t, &(size_t){ 0 }), secs, top_bits(t, 0),
+		       sort_name(o));
 		print_table(o, t, secs);
 		top_free(t);
 		return;
 	}
 	v = top_sorted(t, SORT_NAME, 0, &n);
+	if (o->out == OUT_OPENMETRICS)
+		om_series_check(o, n);
 	group_begin(o, group);
 	for (i = 0; i < n; i++) {
 		ks_data_init(&d);

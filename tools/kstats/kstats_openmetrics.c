@@ -83,6 +83,22 @@ void om_series(const struct kstats_opt *o, const char *family, const char *label
 	free(count);
 }
 
+void om_series_check(const struct kstats_opt *o, size_t labelsets)
+{
+	unsigned int each = ks_nr_slots(o->le_bits) + 2;
+	unsigned long long n = (unsigned long long)labelsets * each;
+
+	/*
+	 * A scrape of millions of series (1000 functions on 64 CPUs with
+	 * --per-cpu) can swamp the Prometheus server that takes it.
+	 */
+	if (o->series_max && n > (unsigned long long)o->series_max)
+		die(1,
+		    "--openmetrics: %llu series (%zu label sets of %u: %s %d, _sum, _count), more than --series-max %ld; %s",
+		    n, labelsets, each, "the buckets of --le-bits", o->le_bits, o->series_max,
+		    "give --series-max N (0: no limit) to write them");
+}
+
 /*
  * OpenMetrics, one family per unit (Prometheus' base unit, seconds, when
  * -u gives one), the metric as a label: sum by (le) adds up CPUs, hosts
@@ -92,12 +108,15 @@ void print_openmetrics(const struct kstats_opt *o, const struct ks_data *d, cons
 {
 	const char *family = o->human ? "kstats_latency_seconds" : "kstats_latency";
 	char metric[512], labels[600];
-	size_t c;
+	size_t c, n;
 
 	if (o->le_bits > d->bits)
 		die(1, "--le-bits %d: finer than the input's frac_bits %d", o->le_bits,
 		    d->bits);
 	om_label(metric, sizeof(metric), o->name ? o->name : input);
+	for (c = 0, n = 0; o->per_cpu && c < d->ncpus; c++)
+		n += d->cpu[c].nslots > 0;
+	om_series_check(o, o->per_cpu ? n : 1);
 	printf("# HELP %s kstats latency distribution%s\n", family,
 	       o->human ? ", in seconds" : ", in the unit recorded");
 	printf("# TYPE %s histogram\n", family);

@@ -49,5 +49,8 @@ void output(const struct kstats_opt *o, const struct ks_data *d, const char *inp
 	case OUT_OPENMETRICS:
 		print_openmetrics(o, d, input);
 		break;
+	case OUT_HGRM:
+		print_hgrm(o, d, selected(o, d, input));
+		break;
 	}
 }

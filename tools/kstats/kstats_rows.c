@@ -643,6 +643,35 @@ size_t top_listed(struct top *t, size_t *called)
 	return n;
 }
 
+const char *top_bits(struct top *t, int wide)
+{
+	static char buf[64];
+	int lo = -1, hi = -1, b;
+	size_t i;
+
+	for (i = 0; i < t->nrows; i++) {
+		b = t->rows[i].bits[t->rows[i].cur];
+		if (t->rows[i].seen != t->gen || b < 0)
+			continue;
+		lo = lo < 0 || b < lo ? b : lo;
+		hi = b > hi ? b : hi;
+	}
+	if (lo < 0 && t->bits >= 0) {
+		lo = t->bits;
+		hi = t->bits;
+	}
+	if (lo < 0)
+		return "-";
+	if (lo == hi)
+		snprintf(buf, sizeof(buf), "%d", lo);
+	else
+		snprintf(buf, sizeof(buf), "%d-%d", lo, hi);
+	if (wide)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 " (slots at most %.3g%% wide)", 100.0 / (1 << lo));
+	return buf;
+}
+
 const char *top_what(struct top *t, const char *name)
 {
 	static char buf[4096];

@@ -123,6 +123,22 @@ static const char *fmt_value(char *buf, size_t n, double v, int unit)
 }
 
 /*
+ * A percentile of @r: the mean of its slot, to the digits that the slot's
+ * width supports (fmt_in_slot()), as a value otherwise.
+ */
+static const char *fmt_pct(char *buf, size_t n, const struct row *r, double v, int unit)
+{
+	int bits = r->bits[r->cur];
+	uint64_t s;
+
+	if (bits < 0 || !(v >= 0))
+		return fmt_value(buf, n, v, unit);
+	s = ks_slot((uint64_t)v, bits);
+	return no_blank((char *)fmt_in_slot(buf, n, v, ks_slot_min(s, bits),
+					    ks_slot_max(s, bits), unit));
+}
+
+/*
  * An upper bound, max<=: exact, or with -u rounded up to 3 significant
  * digits (as kstats's summary has it), so that it holds.
  */
@@ -181,8 +197,10 @@ static void table_row(const struct kstats_opt *o, char *buf, size_t n, const str
 		snprintf(v, sizeof(v), "%s", "-");
 		if (r->n && i == npct)
 			fmt_bound(v, sizeof(v), r->max, o->human);
+		else if (r->n && i < npct)
+			fmt_pct(v, sizeof(v), r, r->pct[i], o->human);
 		else if (r->n)
-			fmt_value(v, sizeof(v), i < npct ? r->pct[i] : r->total, o->human);
+			fmt_value(v, sizeof(v), r->total, o->human);
 		k += snprintf(buf + k, n - k, i == npct + 1 ? " %12s" : " %10s", v);
 	}
 }
@@ -227,9 +245,10 @@ void row_cells(const struct kstats_opt *o, const struct row *r, double secs,
 		snprintf(cell[2 + i], TOP_CELL, "-");
 		if (r->n && i == npct)
 			fmt_bound(cell[2 + i], TOP_CELL, r->max, o->human);
+		else if (r->n && i < npct)
+			fmt_pct(cell[2 + i], TOP_CELL, r, r->pct[i], o->human);
 		else if (r->n)
-			fmt_value(cell[2 + i], TOP_CELL, i < npct ? r->pct[i] : r->total,
-				  o->human);
+			fmt_value(cell[2 + i], TOP_CELL, r->total, o->human);
 	}
 }
 

@@ -49,16 +49,16 @@ static void draw(const struct kstats_opt *o, struct top *t, const char *name, do
 	screen_begin(rows);
 	if (secs > 0)
 		snprintf(buf, sizeof(buf),
-			 "kstats top: %s %s, %zu %s, %zu with samples in the last %.2f s, sort: %s",
+			 "kstats top: %s %s, %zu %s, %zu with samples in the last %.2f s, sort: %s, bits %s",
 			 t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
 			 listed, t->path && t->group ? "functions" : "metrics", called, secs,
-			 sort_name(o));
+			 sort_name(o), top_bits(t, 1));
 	else
 		snprintf(buf, sizeof(buf),
-			 "kstats top: %s %s, %zu %s, %zu with samples since the start, sort: %s",
+			 "kstats top: %s %s, %zu %s, %zu with samples since the start, sort: %s, bits %s",
 			 t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
 			 listed, t->path && t->group ? "functions" : "metrics", called,
-			 sort_name(o));
+			 sort_name(o), top_bits(t, 1));
 	screen_line(buf, cols, NULL);
 	/* The keys' line goes first when lines are short. */
 	if (rows >= 4) {
@@ -345,10 +345,10 @@ int top_main(int argc, char **argv)
 			else if (!t->missing && gone)
 				fprintf(stderr, "kstats: top: %s: back\n", top_what(t, name));
 			gone = t->missing ? gone : 0;
-			printf("interval %ld seconds %.3f %s %s %s %zu sort %s\n", i, t1 - t0,
-			       t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
-			       t->path && t->group ? "functions" : "metrics",
-			       top_listed(t, &(size_t){ 0 }), sort_name(o));
+			printf("interval %ld seconds %.3f %s %s %s %zu bits %s sort %s\n", i,
+			       t1 - t0, t->path ? (t->group ? "group" : "metric") : "dir",
+			       top_what(t, name), t->path && t->group ? "functions" : "metrics",
+			       top_listed(t, &(size_t){ 0 }), top_bits(t, 0), sort_name(o));
 			print_table(o, t, t1 - t0);
 			if (fflush(stdout))
 				kstats_die(1, "top: standard output: %s", strerror(errno));

@@ -94,6 +94,12 @@ void top_say_skipped(struct top *t);
 struct row **top_sorted(struct top *t, enum kstats_sort sort, int sort_pct, size_t *n);
 /* The rows listed; *@called: those with samples. */
 size_t top_listed(struct top *t, size_t *called);
+/*
+ * The frac_bits of the rows listed, for a header: "1", "1-5" (rows of
+ * different ones), "-" (none known); @wide adds the width of the
+ * coarsest slots, "1 (slots at most 50% wide)".
+ */
+const char *top_bits(struct top *t, int wide);
 /* What @t shows, for a header: the directory, or @name; escaped. */
 const char *top_what(struct top *t, const char *name);
 

@@ -151,6 +151,9 @@ static const char *trace_group(const struct kstats_opt *o, const char **spec)
 					   "a group of functions");
 		return NULL;
 	}
+	if (o->out == OUT_HGRM)
+		kstats_usage_error("trace: '%s': --hgrm is of one function, not of a glob's group",
+				   *spec);
 	if (func != *spec && strncmp(*spec, "fprobe:", 7))
 		kstats_usage_error("trace: '%s': a glob is traced by fprobe: only", *spec);
 	/* A group has no CPUs. */

@@ -1094,6 +1094,95 @@ def test_usage_errors():
               what in err.splitlines()[0], err)
 
 
+def test_series_max(rng):
+    """#43: --openmetrics refuses more series than --series-max (100000 by
+    default) before writing any, and says how many; --series-max 0 writes
+    them all."""
+    d = os.path.join(TMP, 'series-max')
+    funcs = {'f%03d' % i: {c: [rng.randrange(100, 10 ** 6) for _ in range(5)]
+                           for c in range(64)} for i in range(30)}
+    gen.write_group(d, funcs, 1)
+    each = (65 - 0) + 2     # the buckets of --le-bits 0, _sum, _count
+    want = 30 * 64 * each
+    target = os.path.join(TMP, 'series-max.prom')
+    rc, out, err = run(['--openmetrics', '--per-cpu', '-o', target, d])
+    check('--openmetrics --per-cpu of 30 functions x 64 CPUs: %d series, refused '
+          '(exit 1, the count said, no file)' % want,
+          rc == 1 and ('%d series' % want) in err and '--series-max' in err and
+          not os.path.exists(target) and not [f for f in os.listdir(TMP)
+                                               if f.startswith('series-max.prom')],
+          (rc, err))
+    rc, out, err = run(['--openmetrics', '--per-cpu', '--series-max', '0', d])
+    n = len([ln for ln in out.splitlines() if ln and not ln.startswith('#')])
+    check('--series-max 0: every series written (%d)' % want,
+          rc == 0 and n == want and out.endswith('# EOF\n'), (rc, n, err[-300:]))
+    rc, out, err = run(['--openmetrics', d])
+    n = len([ln for ln in out.splitlines() if ln and not ln.startswith('#')])
+    check('--openmetrics of the group without --per-cpu: %d series, under the limit'
+          % (30 * each), rc == 0 and n == 30 * each, (rc, n, err[-300:]))
+    one = os.path.join(d, 'f000')
+    rc, out, err = run(['--openmetrics', '--per-cpu', '--series-max', str(64 * each - 1), one])
+    check('--series-max one below a metric\'s 64 CPUs x %d: refused, nothing written' % each,
+          rc == 1 and out == '' and ('%d series' % (64 * each)) in err, (rc, out[:200], err))
+    rc, out, err = run(['--openmetrics', '--per-cpu', '--series-max', str(64 * each), one])
+    check('--series-max equal to a metric\'s series: written', rc == 0 and
+          out.endswith('# EOF\n'), (rc, err))
+    rc, _, err = run(['--series-max', '5', one])
+    check('--series-max without --openmetrics: a usage error',
+          rc == 1 and '--series-max: only with --openmetrics' in err, err)
+
+
+def test_hgrm(rng):
+    """#43: --hgrm, HdrHistogram's percentile distribution: a row per
+    non-empty slot (its upper bound, the fraction and count up to it,
+    1/(1-fraction) but on the last), the footer, the header as
+    HdrHistogram prints it; with -u, milliseconds."""
+    for bits in (0, 3, 5):
+        values = [int(rng.lognormvariate(9, 1.3)) + 1 for _ in range(3000)]
+        path = write('hgrm-%d' % bits, gen.render({0: values[:1500], 2: values[1500:]}, bits))
+        rc, out, err = run(['--hgrm', path])
+        lines = out.splitlines()
+        slots = sorted({gen.slot_of(v, bits) for v in values})
+        n = len(values)
+        bad = []
+        if lines[:2] != ['%12s %14s %10s %14s' % ('Value', 'Percentile', 'TotalCount',
+                                                   '1/(1-Percentile)'), '']:
+            bad.append('header %r' % lines[:2])
+        rows = [ln.split() for ln in lines[2:] if not ln.startswith('#')]
+        if len(rows) != len(slots):
+            bad.append('%d rows for %d non-empty slots' % (len(rows), len(slots)))
+        cum = 0
+        for s, w in zip(slots, rows):
+            cum += sum(1 for v in values if gen.slot_of(v, bits) == s)
+            p = cum / n
+            if float(w[0]) != gen.slot_max(s, bits) or int(w[2]) != cum or \
+                    abs(float(w[1]) - p) > 1e-12 or \
+                    (len(w) != (3 if cum == n else 4)) or \
+                    (cum < n and abs(float(w[3]) - 1 / (1 - p)) > 0.006):
+                bad.append('slot %d: %s' % (s, w))
+                break
+        foot = [ln for ln in lines if ln.startswith('#[')]
+        want_max = '#[Max     = %12.3f, Total count    = %12d]' % (gen.slot_max(slots[-1], bits), n)
+        if len(foot) != 3 or foot[1] != want_max or \
+                foot[2] != '#[Buckets = %12d, SubBuckets     = %12d]' % (65 - bits, 1 << bits):
+            bad.append('footer %s' % foot)
+        check('--hgrm at frac_bits %d: a row per non-empty slot, bounds, fractions and '
+              'counts right, the footer' % bits, rc == 0 and not bad, (bad, out[:400], err))
+    rc, out2, err = run(['--hgrm', '-u', 'us', path])
+    vals = [float(ln.split()[0]) for ln in out2.splitlines()[2:] if ln and not ln.startswith('#')]
+    gdir = os.path.join(TMP, 'hgrm-group')
+    gen.write_group(gdir, {'a': {0: [5, 6]}}, 1)
+    check('--hgrm -u us: the values in milliseconds, to the nanosecond',
+          rc == 0 and vals == [round(gen.slot_max(s, 5) / 1e3, 6) for s in slots], out2[:300])
+    for args, want in ((['--hgrm', '-p', '50', path], '--percentiles: not with --hgrm'),
+                       (['--hgrm', '--per-cpu', path], '--hgrm: one distribution'),
+                       (['--hgrm', '--interval', '1', path], '--hgrm: one distribution'),
+                       (['--hgrm', '--json', path], 'one at a time'),
+                       (['--hgrm', gdir], "--hgrm: of one function's file")):
+        rc, _, err = run(args)
+        check('%s: a usage error' % ' '.join(args[:-1]), rc == 1 and want in err, err)
+
+
 def test_leaf():
     """The leaf modules (parse, stats, format) linked alone: tests/leaf_test.c."""
     prog = os.path.join(os.path.dirname(KSTATS), 'tests', 'leaf_test')
@@ -2008,6 +2097,8 @@ def main():
         test_usage_errors()
         test_misc(rng)
         test_leaf()
+        test_hgrm(random.Random('%d-hgrm' % seed))
+        test_series_max(random.Random('%d-series' % seed))
         test_trace_usage()
         test_plot(rng, flat)
         # #32's tests: random numbers of their own, the others' as they were.

@@ -231,7 +231,8 @@ def test_top_pipe(rng):
     ok = rc == 0 and not fed and len(tables) == 2 and '\x1b' not in out
     heads = [t[0] for t in tables]
     ok = ok and all(h[0] == 'interval' and h[1] == str(i + 1) and h[2] == 'seconds' and
-                    h[4:8] == ['group', 'vfs', 'functions', '5'] and h[8:] == ['sort', 'total']
+                    h[4:8] == ['group', 'vfs', 'functions', '5'] and
+                    h[8:] == ['bits', str(BITS), 'sort', 'total']
                     for i, h in enumerate(heads))
     H.check('top into a pipe: a header line per interval (interval, seconds, group, '
             'functions), no escape code', ok, (rc, fed, out, err))
@@ -486,11 +487,11 @@ def test_top_tty():
         t.start(['top', '--dir', d, 'grp', '-i', '1000'])
         ok = t.until(lambda t: [r[0] for r in t.rows()] == orders['total'])
         first = t.frame()
-        ok = ok and 'group grp, 6 functions, 5 with samples since the start, sort: total' \
-            in first[0]
+        ok = ok and 'group grp, 6 functions, 5 with samples since the start, sort: total, ' \
+            'bits %d (slots at most %g%% wide)' % (BITS, 100 / 2 ** BITS) in first[0]
         counts = {r[0]: r[1] for r in t.rows()}
         H.check('top on a terminal: the alternate screen, the samples since the start at '
-                'once, sorted by total', ok and counts['aaa'] == '1000' and
+                'once, sorted by total, the resolution said', ok and counts['aaa'] == '1000' and
                 counts['fff'] == '0', (first, t.text()[-2000:]))
         for key, name in ((b'p', 'p99'), (b'c', 'count'), (b'n', 'name'), (b't', 'total')):
             # The screen that the key draws: after it.
@@ -926,7 +927,7 @@ def test_group_input(rng):
     rc, out, err = H.run([g])
     tables = parse_tables(out)
     ok = rc == 0 and len(tables) == 1 and tables[0][0] == ['group', 'vfs', 'functions', '5',
-                                                            'sort', 'total']
+                                                            'bits', str(BITS), 'sort', 'total']
     rows = {w[0]: w for w in tables[0][1]} if ok else {}
     bad = [f for f in names if f not in rows or
            row_ok(rows[f], dict(expect_row(flat(funcs.get(f, {}))),
@@ -1057,11 +1058,16 @@ def test_group_table_options(rng):
     why = units_ok(plain, out)
     H.check('group DIR -u us: each value of the table with its unit (us, ms, s)',
             rc == rc2 == 0 and not why, (why, out, err2))
-    words = [w for l in out.splitlines()[2:] for w in l.split()[3:]]
-    nodigits = [w for w in words if unit_value(w) is not None and
-                len(re.sub(r'[^0-9]', '', w).lstrip('0')) != 3]
-    H.check('group DIR -u us: every value with 3 significant digits, trailing zeros '
-            'kept (2.40us above 2.38us), as the summary has them',
+    # max<= and total: 3 digits; a percentile at most 3, what its slot
+    # supports (#43.8, test_resolution()).
+    cells = [(w, i >= len(ln.split()) - 2) for ln in out.splitlines()[2:]
+             for i, w in enumerate(ln.split()) if i >= 2]
+    words = [w for w, _ in cells]
+    nodigits = [w for w, three in cells if unit_value(w) is not None and
+                (len(re.sub(r'[^0-9]', '', w).lstrip('0')) != 3 if three else
+                 len(re.sub(r'[^0-9]', '', w).strip('0')) > 3)]
+    H.check('group DIR -u us: max<= and total with 3 significant digits, trailing zeros '
+            'kept (2.40us above 2.38us), as the summary has them; percentiles 3 at most',
             rc2 == 0 and words and not nodigits, (nodigits, out))
     rc2, out, err2 = H.run(['-n', '2', '-s', 'p99', g])
     tables = parse_tables(out)
@@ -1324,6 +1330,55 @@ def test_trace_glob(rng):
         kern.stop()
 
 
+def in_slot_digits(v, bits):
+    """A percentile V (the mean of its slot) as tables print it (#43.8): the
+    fewest significant digits whose rounding of V stays in V's slot."""
+    s = gen.slot_of(v, bits)
+    lo, hi = gen.slot_min(s, bits), gen.slot_max(s, bits)
+    k = len(str(v))
+    for d in range(1, k + 1):
+        p = 10 ** (k - d)
+        x = (v + p // 2) // p * p
+        if lo <= x <= hi:
+            return x
+    return v
+
+
+def test_resolution(rng):
+    """#43.8: a table's header says its frac_bits, and each percentile is
+    printed to the digits its slot supports, never outside the slot."""
+    d = os.path.join(H.TMP, 'resolution')
+    for bits in (1, 3, 5):
+        # Each function's samples all one value: its slots' means are it.
+        vals = [rng.randrange(1000, 10 ** rng.randrange(4, 10)) for _ in range(12)]
+        vals += [185000, 161718, 196000]
+        funcs = {'f%02d' % i: {0: [v] * 3} for i, v in enumerate(vals)}
+        g = os.path.join(d, 'b%d' % bits)
+        gen.write_group(g, funcs, bits)
+        rc, out, err = H.run([g, '-p', '50'])
+        tables = parse_tables(out)
+        head = tables[0][0] if tables else []
+        rows = {w[0]: w for w in tables[0][1]} if tables else {}
+        bad = ['%s: %s, not %d (of %d)' % (f, rows.get(f, ['?'] * 4)[3],
+                                            in_slot_digits(funcs[f][0][0], bits), funcs[f][0][0])
+               for f in funcs if rows.get(f, [''] * 4)[3] != str(in_slot_digits(funcs[f][0][0],
+                                                                               bits))]
+        H.check('group table at frac_bits %d: "bits %d" in its header, each p50 to the '
+                'digits its slot supports (185000 as %d)' % (bits, bits, in_slot_digits(185000, bits)),
+                rc == 0 and head[4:6] == ['bits', str(bits)] and not bad, (bad, out, err))
+    # With -u: 3 significant digits at most, the fewest within the slot.
+    g = os.path.join(d, 'unit')
+    gen.write_group(g, {'a': {0: [185000] * 3}, 'b': {0: [5952173] * 3}}, 1)
+    rc, out, err = H.run(['-u', 'ns', '-p', '50', g])
+    rows = {w[0]: w[3] for w in (parse_tables(out) or [([], [])])[0][1]}
+    H.check('group table -u ns at frac_bits 1: p50 190us (185000 ns), 6ms (5952173 ns)',
+            rc == 0 and rows == {'a': '190us', 'b': '6ms'}, (rows, out, err))
+    # kstats top's screen says the width of the coarsest slots.
+    rc, out, err = H.run(['top', '--dir', d, 'b1', '-b', '-c', '1', '-i', '0.05'])
+    H.check('top into a pipe: "bits 1" in the header of each interval',
+            rc == 0 and ' bits 1 sort total' in out, (out, err))
+
+
 def tests(harness, rng):
     """Every test of this file, with the helpers of test_kstats (HARNESS)."""
     global H
@@ -1332,6 +1387,7 @@ def tests(harness, rng):
     test_top_all(rng)
     test_top_tty()
     test_group_input(rng)
+    test_resolution(rng)
     test_control_names(rng)
     test_top_narrow(rng)
     test_top_bad_read(rng)
