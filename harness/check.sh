@@ -46,60 +46,6 @@ finish() {
 	exit
 }
 
-# faults_selftest LOG: the self-test of the report checks. The debug VM
-# injected, last, each kernel report below after a line "kstats-selftest:
-# fault NAME" (harness/guest-faults.sh); harness/vm.sh's log check
-# (harness/kreports.awk) must have turned each into the failure that names
-# its kind, as it does a real report (a report there that does not come
-# from the faults module is a real failure); and a KTAP test that stopped
-# midway must be a failure.
-FAULTS=("lockdep|lockdep" "WARNING|WARNING" "hung-task|hung task" "kmemleak|kmemleak")
-# reports_agree CONSOLE NAME: whether the selftests' KS_REPORT_RE matches a
-# kernel line of CONSOLE in the phase of the injected fault NAME (after
-# "kstats-selftest: fault NAME", before the next mark of a fault).
-reports_agree() {
-	local re
-	re=$(eval "$(grep '^KS_REPORT_RE=' "$TOP/tools/testing/selftests/kstats/kstats_lib.sh")"
-	     echo "$KS_REPORT_RE")
-	[ -n "$re" ] && awk -v n="kstats-selftest: fault $2" -v re="$re" '
-		index($0, "kstats-selftest: fault") { on = index($0, n) > 0; next }
-		on && /^\[ *[0-9]+\.[0-9]+\]/ && $0 ~ re { found = 1 }
-		END { exit !found }' "$1"
-}
-faults_selftest() {
-	local log=$1 f name kind got other why
-	[ ${#faults[@]} -gt 0 ] || return
-	for f in "${FAULTS[@]}"; do
-		name=${f%%|*}
-		kind=${f#*|}
-		got=$(awk -F '\t' -v n="KSTATS_FAULT_REPORT $name" \
-			-v p="FAIL: kernel report ($kind) on " \
-			'$1 == n && index($2, p) == 1 { print $2; exit }' "$log")
-		if [ -n "$got" ]; then
-			pass "self-test: an injected $name is \"${got%%\[*}...${got#*\] }\""
-		else
-			fail "self-test: an injected $name is not seen: no 'kernel report ($kind)' after 'kstats-selftest: fault $name'"
-		fi
-		other=$(awk -F '\t' -v n="KSTATS_FAULT_REPORT $name" \
-			-v p="FAIL: kernel report ($kind) on " \
-			'$1 == n && index($2, p) != 1 { print $2 }' "$log")
-		[ -z "$other" ] || fail "self-test: while injecting $name, other reports: $other"
-	done
-	# The selftests classify the kernel's reports on their own, to run
-	# without the harness (KS_REPORT_RE in kstats_lib.sh, on dmesg after a
-	# mark; kmemleak's as ks_kmemleak prints them from its debugfs file):
-	# they must see each injected report that kreports.awk saw.
-	for name in lockdep WARNING hung-task kmemleak; do
-		reports_agree "$LOGS/console-debug.log" "$name"
-		result $? "self-test: the selftests' classifier (KS_REPORT_RE) sees the injected $name too"
-	done
-	why=$(ktap_of "$log" kstats_stops_test.sh | ktap_problem)
-	if [ "$why" = "ran 1 of 3 tests" ]; then
-		pass "self-test: a KTAP test that stops midway is \"FAIL: kselftest kstats_stops_test.sh: $why\""
-	else
-		fail "self-test: a KTAP test that stops midway is not seen (${why:-no problem found})"
-	fi
-}
 
 LOGS=$(mktemp -d "${TMPDIR:-/tmp}/kstats-check.XXXXXX")
 echo "logs in $LOGS"
@@ -111,6 +57,17 @@ if ! "$HARNESS/tree.sh" > "$LOGS/tree.log" 2>&1; then
 	finish
 fi
 set_paths
+
+# report_step LOG WHAT NAME...: the verdicts of a step's file, from its LOG:
+# its other lines said, its verdicts counted; a failure for each NAME that
+# no verdict starts with (a step that stopped early has fewer).
+report_step() {
+	local log=$1 what=$2
+	shift 2
+	grep -vE '^(PASS|FAIL|SKIP|COUNTED): ' "$log" || true
+	verdicts < "$log"
+	expect_verdicts "$log" "$what" "$@"
+}
 
 # report_sources, report_tools, report_kunit: the verdicts of
 # harness/step-sources.sh, harness/step-tools.sh and harness/kunit.sh
@@ -130,8 +87,7 @@ report_tools() {
 	verdicts < <(sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log")
 	set -- $(sed -n 's/^TOOL_TESTS \([0-9]*\) \([0-9]*\)$/\1 \2/p' "$LOGS/chain.log")
 	if [ $# -eq 2 ]; then
-		V_PASSED=$((V_PASSED + $1))
-		V_FAILED=$((V_FAILED + $2))
+		counted "$1" "$2" 0 > /dev/null
 	else
 		fail "tools/kstats tests: no results"
 	fi
@@ -152,9 +108,7 @@ report_kunit() {
 	kf=$(echo "$summary" | grep -oE '(failed|crashed): [0-9]+' | grep -oE '[0-9]+' |
 		paste -sd+ | bc 2>/dev/null || echo 0)
 	ks=$(echo "$summary" | grep -oE 'skipped: [0-9]+' | grep -oE '[0-9]+' || echo 0)
-	V_PASSED=$((V_PASSED + ${kp:-0}))
-	V_FAILED=$((V_FAILED + ${kf:-0}))
-	V_SKIPPED=$((V_SKIPPED + ${ks:-0}))
+	counted "${kp:-0}" "${kf:-0}" "${ks:-0}" > /dev/null
 	[ "$krc" -eq 0 ] || [ "${kf:-0}" -gt 0 ] || fail "KUnit: kunit.py exit $krc"
 	echo "KUnit: $summary"
 }
@@ -279,185 +233,24 @@ vrc=$?
 	"$HARNESS/$t.sh" > "$LOGS/${t%-test}.log" 2>&1
  done) &
 LANE=$!
-sed -n '/^KSTATS_CAPTURE_BEGIN/,/^KSTATS_CAPTURE_END/{/^KSTATS_CAPTURE/d;p}' \
-	"$LOGS/vm.log" > "$LOGS/sample_kmalloc"
-# The torture's part, for step 6.
-sed -n '/^kstats torture: /,/^KSTATS_SELFTEST_END kstats_torture.sh$/p' "$LOGS/vm.log" \
-	> "$LOGS/torture.log"
-sed '/^KSTATS_CAPTURE_BEGIN/,/^KSTATS_CAPTURE_END/d; /^kstats torture: /,/^KSTATS_SELFTEST_END kstats_torture.sh$/d' \
-	"$LOGS/vm.log" | grep -vE '^ +(ok|# |KTAP|1\.\.)' | grep -v '^KSTATS_'
-# KUnit: each suite's "# Totals" line counts its test cases.
-for suite in kstats kstats_trace; do
-	totals=$(kunit_totals "$LOGS/vm.log" $suite)
-	if [ -z "$totals" ]; then
-		fail "KUnit suite $suite in the VM: no results"
-		continue
-	fi
-	echo "KUnit $suite (x86_64 VM, $(sed -n 's/^KSTATS_KUNIT_CPUS //p' "$LOGS/vm.log") CPUs): $totals"
-	set -- $(echo "$totals" | grep -oE '[0-9]+')
-	V_PASSED=$((V_PASSED + $1))
-	V_FAILED=$((V_FAILED + $2))
-	V_SKIPPED=$((V_SKIPPED + $3))
-done
-count_selftests "$LOGS/vm.log" "" "$TOP"/tools/testing/selftests/kstats/*test.sh
-# The kernel's reports in the whole boot's log (harness/vm.sh), one FAIL
-# line each.
-verdicts < <(grep '^FAIL: kernel report' "$LOGS/vm.log")
-faults_selftest "$LOGS/vm.log"
-if [ "$vrc" -ne 0 ]; then
-	grep -v '^FAIL: kernel report' "$LOGS/vm.log" | tail -n 60
-	fail "the VM run of the debug kernel failed (exit $vrc; its console log: $LOGS/console-debug.log)"
-fi
-
-# The generator of the tool's fixtures (tools/kstats/tests/kstats_gen.py)
-# renders known values as the kernel does: the values kstats_bench
-# recorded in the VM (harness/guest-check.sh), text against text.
-/usr/bin/python3 - "$LOGS/vm.log" "$TOP/tools/kstats/tests" > "$LOGS/gen.log" 2>&1 <<'PY'
-import sys
-sys.path.insert(0, sys.argv[2])
-import kstats_gen as gen
-blocks, cur = [], None
-for line in open(sys.argv[1], errors='replace'):
-    if line.startswith('KSTATS_RECORD_BEGIN '):
-        w = line.split()
-        cur = (int(w[1]), int(w[2]), [int(v) for v in w[3:]], [])
-    elif line.startswith('KSTATS_RECORD_END') and cur:
-        blocks.append(cur)
-        cur = None
-    elif cur:
-        cur[3].append(line)
-for bits, possible, values, lines in blocks:
-    want = gen.render({0: values}, bits, possible)
-    got = ''.join(lines)
-    name = ('kstats_gen.py renders %d values at bits %d as the kernel does'
-            % (len(values), bits))
-    if got == want:
-        print('PASS: ' + name)
-    else:
-        import difflib
-        sys.stdout.writelines(difflib.unified_diff(
-            want.splitlines(True), got.splitlines(True), 'kstats_gen.py', 'kernel'))
-        print('FAIL: ' + name)
-PY
-r=$?
-grep -vE '^PASS: ' "$LOGS/gen.log" || true
-verdicts < "$LOGS/gen.log"
-[ $r -eq 0 ] || fail "kstats_gen.py against the kernel: the comparison exits $r"
-expect_verdicts "$LOGS/gen.log" "kstats_gen.py against the kernel" \
-	"kstats_gen.py renders 40 values at bits 0 " "kstats_gen.py renders 40 values at bits 3 " \
-	"kstats_gen.py renders 40 values at bits 8 "
-
+"$HARNESS/step-vm-report.sh" "$LOGS" "$vrc" > "$LOGS/vm-report.log" 2>&1
+report_step "$LOGS/vm-report.log" "the report of the debug VM" \
+	"self-test: a KTAP test that stops midway" "kstats_gen.py renders 40 values at bits 8 "
 step "[2/9] gnuplot on the metric captured in the VM"
-if [ -s "$LOGS/sample_kmalloc" ]; then
-	for what in pdf cdf; do
-		"$HARNESS/plot.sh" "$LOGS/sample_kmalloc" "$what" > "$LOGS/plot-$what.txt" 2>&1
-		r=$?
-		[ $r -eq 0 ] || cat "$LOGS/plot-$what.txt"
-		result $r "gnuplot $what of a captured metric"
-	done
-else
-	fail "gnuplot: no metric captured in the VM"
-fi
+"$HARNESS/step-plots.sh" "$LOGS" gnuplot > "$LOGS/plots.log" 2>&1
+report_step "$LOGS/plots.log" "gnuplot of the captured metric" "gnuplot cdf of a captured metric"
 step "[3/9] checkpatch --strict, kernel-doc and docutils on the sources (beside the VM)"
 wait "$CHAIN"
 report_sources
 step "[4/9] tools/kstats: build, tests on generated fixtures, fuzzing, plots (the first run beside the VM)"
 report_tools
-if [ -x "$tk/kstats" ]; then
-	if [ -s "$LOGS/sample_kmalloc" ]; then
-		"$tk/kstats" --json "$LOGS/sample_kmalloc" > "$LOGS/sample.json"
-		r=$?
-		want=$(awk '$3 == "CPUS" { n += $6 } END { print n + 0 }' "$LOGS/sample_kmalloc")
-		got=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["count"])' \
-			"$LOGS/sample.json" 2>&1)
-		[ $r -eq 0 ] && [ "$want" -gt 0 ] && [ "$got" = "$want" ]
-		result $? "kstats reads a metric captured from the kernel: count ${got:0:40}, the sum of its CPUS lines $want"
-	fi
-	# A plot shows what it says: the input's name in the legend (whose
-	# end the curve may cross on a terminal), and the curve drawn.
-	"$tk/kstats-plot.sh" "$LOGS/sample_kmalloc" > "$LOGS/plot1.txt" 2>&1 &&
-		grep -q '|sample_k' "$LOGS/plot1.txt" &&
-		[ "$(grep -v '|sample_k' "$LOGS/plot1.txt" | grep -c '\*')" -ge 3 ]
-	r=$?
-	[ $r -eq 0 ] || cat "$LOGS/plot1.txt"
-	result $r "kstats-plot: distribution on the terminal, with its legend and curve"
-	"$tk/kstats-plot.sh" --cdf --per-cpu "$LOGS/sample_kmalloc" "$tk/tests/corpus/two-slots" \
-		> "$LOGS/plot2.txt" 2>&1
-	r=$?
-	missing=$(for c in $(awk '$3 == "CPU" { print $4 }' "$LOGS/sample_kmalloc" | sort -u) \
-		"two-slots CPU 1"; do
-		case $c in
-		two-*) grep -q "$c" "$LOGS/plot2.txt" || echo "$c" ;;
-		*) grep -q "sample_kmalloc CPU $c " "$LOGS/plot2.txt" || echo "sample_kmalloc CPU $c" ;;
-		esac
-	done)
-	[ $r -eq 0 ] && [ -z "$missing" ]
-	result $? "kstats-plot: per-CPU CDFs of two inputs overlaid, a curve for each CPU of each${missing:+ (missing: $missing)}"
-	"$tk/kstats-plot.sh" -t svg -o "$LOGS/plot.svg" "$LOGS/sample_kmalloc" &&
-		/usr/bin/python3 - "$LOGS/plot.svg" sample_kmalloc <<'PY'
-import sys, xml.dom.minidom as m
-d = m.parse(sys.argv[1])
-# gnuplot's group of the input's line: its title, and a curve of points.
-for g in d.getElementsByTagName('g'):
-    if not g.getAttribute('id').startswith('gnuplot_plot_'):
-        continue
-    t = g.getElementsByTagName('title')
-    if t and t[0].firstChild and t[0].firstChild.data == sys.argv[2]:
-        n = max([p.getAttribute('d').count('L') for p in g.getElementsByTagName('path')] + [0])
-        sys.exit(0 if n >= 6 else 'the line of %s has %d points' % (sys.argv[2], n))
-sys.exit('no line titled ' + sys.argv[2])
-PY
-	result $? "kstats-plot: SVG output, with the input's curve and its title"
-fi
+"$HARNESS/step-plots.sh" "$LOGS" tool > "$LOGS/tool-plots.log" 2>&1
+report_step "$LOGS/tool-plots.log" "the tool on the captured metric" "kstats-plot: SVG output"
 step "[5/9] the out-of-tree modules on Debian's own kernels (the newest 7.x, 6.12 and 6.1, beside the debug kernel's build), make bench-peers on 6.12 (after the VM)"
 wait "$LANE"
-for series in 7.x 6.12 6.1; do
-	verdicts < "$LOGS/stock-$series.log"
-	grep -qx 'stock exit 0' "$LOGS/stock-$series.log" ||
-		fail "Debian's $series kernel: harness/stock.sh $(grep '^stock exit' "$LOGS/stock-$series.log" ||
-			echo 'did not finish')"
-	expect_verdicts "$LOGS/stock-$series.log" "Debian's $series kernel" \
-		"modules built against" "dkms build for" "kstats trace under lockdown" \
-		"kstats under lockdown=integrity"
-	# The self-test of the log check on Debian's kernel: the WARN that
-	# harness/guest-stock.sh injected, as the failure that names it.
-	got=$(awk -F '\t' -v p="FAIL: kernel report (WARNING) on " \
-		'$1 == "KSTATS_FAULT_REPORT WARNING" && index($2, p) == 1 { print $2; exit }' \
-		"$LOGS/stock-$series.log")
-	if [ -n "$got" ]; then
-		pass "self-test on Debian's $series kernel: an injected WARN is \"${got%%\[*}...${got#*\] }\""
-	else
-		fail "self-test on Debian's $series kernel: an injected WARN is not seen"
-	fi
-	other=$(awk -F '\t' -v p="FAIL: kernel report (WARNING) on " \
-		'/^KSTATS_FAULT_REPORT / && !($1 == "KSTATS_FAULT_REPORT WARNING" && index($2, p) == 1) {
-			print $2 }' "$LOGS/stock-$series.log")
-	[ -z "$other" ] ||
-		fail "self-test on Debian's $series kernel: while injecting a WARN, other reports: $other"
-	if grep -q '^KSTATS_SELFTEST_BEGIN' "$LOGS/stock-$series.log"; then
-		grep -E '^(not ok|stock kernel)' "$LOGS/stock-$series.log" || true
-		count_selftests "$LOGS/stock-$series.log" " on Debian's $series kernel" \
-			"$TOP"/tools/testing/selftests/kstats/*test.sh
-	else
-		tail -n 40 "$LOGS/stock-$series.log"
-		fail "kselftests on Debian's $series kernel: did not run"
-	fi
-done
-# Every case of make bench-peers attached and counted each call, or says
-# why it cannot run here (a peer's version without the feature).
-cases=$(sed -n 's/^CASES=${CASES:-"\(.*\)"}$/\1/p' "$HARNESS/guest-bench-peers.sh")
-[ -n "$cases" ] || fail "bench-peers: no list of cases in guest-bench-peers.sh"
-for c in $cases; do
-	line=$(grep -E "^case $c +(insn +[0-9.]+ ratio|skipped: )" "$LOGS/bench-peers.log")
-	case $line in
-	*skipped:*) skip "make bench-peers, case $c: ${line#*skipped: }" ;;
-	?*) pass "make bench-peers (200 calls, 1 round), case $c: every call counted" ;;
-	*) grep -E "^(case|round [0-9]+ case) $c[ :]" "$LOGS/bench-peers.log"
-	   fail "make bench-peers (200 calls, 1 round), case $c: every call counted" ;;
-	esac
-done
-grep -qx 'bench-peers exit 0' "$LOGS/bench-peers.log" ||
-	{ tail -n 30 "$LOGS/bench-peers.log"; fail "make bench-peers (200 calls, 1 round) exits 0"; }
+"$HARNESS/step-stock-report.sh" "$LOGS" > "$LOGS/stock-report.log" 2>&1
+report_step "$LOGS/stock-report.log" "the report of Debian's kernels" \
+	"self-test on Debian's 6.1 kernel" "make bench-peers (200 calls, 1 round), case"
 step "[6/9] torture on the debug kernel: KASAN, lockdep, kmemleak, fault injection, hotplug (in the VM of step 1)"
 grep -E '^(ok|not ok) |^# |^kstats_fuzz' "$LOGS/torture.log"
 count_selftests "$LOGS/torture.log" " on the debug kernel" \

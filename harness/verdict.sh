@@ -16,6 +16,15 @@ fail() { V_FAILED=$((V_FAILED + 1)); echo "FAIL: $*"; }
 skip() { V_SKIPPED=$((V_SKIPPED + 1)); echo "SKIP: $*"; }
 # result STATUS NAME: pass or fail NAME on a command's exit status.
 result() { if [ "$1" -eq 0 ]; then pass "$2"; else fail "$2"; fi; }
+# counted P F S: results counted without a line each (the "ok" lines of a
+# kselftest, a KUnit suite's totals), added here and said on a line
+# "COUNTED: P F S" that verdicts adds up when it reads a step's log.
+counted() {
+	V_PASSED=$((V_PASSED + $1))
+	V_FAILED=$((V_FAILED + $2))
+	V_SKIPPED=$((V_SKIPPED + $3))
+	echo "COUNTED: $1 $2 $3"
+}
 
 # verdict_summary: "N passed, N failed, N skipped"; false if one failed.
 verdict_summary() {
@@ -23,15 +32,17 @@ verdict_summary() {
 	[ "$V_FAILED" -eq 0 ]
 }
 
-# verdicts: count the PASS:, FAIL: and SKIP: lines of a step's log (stdin),
-# each said again here.
+# verdicts: count the PASS:, FAIL:, SKIP: and COUNTED: lines of a step's
+# log (stdin), each said again here.
 verdicts() {
-	_v_lines=$(grep -aE '^(PASS|FAIL|SKIP): ' || true)
+	_v_lines=$(grep -aE '^(PASS|FAIL|SKIP|COUNTED): ' || true)
 	while read -r _v_verdict _v_name; do
 		case $_v_verdict in
 		PASS:) pass "$_v_name" ;;
 		SKIP:) skip "$_v_name" ;;
 		FAIL:) fail "$_v_name" ;;
+		# shellcheck disable=SC2086
+		COUNTED:) counted $_v_name ;;
 		esac
 	done <<EOF_VERDICTS
 $_v_lines
@@ -88,8 +99,7 @@ count_selftests() {
 		_v_ok=$(echo "$_v_out" | grep -acE '^ok [0-9]+' || true)
 		_v_skip=$(echo "$_v_out" | grep -acE '^ok [0-9]+ .*# SKIP' || true)
 		_v_bad=$(echo "$_v_out" | grep -acE '^not ok [0-9]+' || true)
-		V_PASSED=$((V_PASSED + _v_ok - _v_skip))
-		V_FAILED=$((V_FAILED + _v_bad))
+		counted $((_v_ok - _v_skip)) "$_v_bad" 0
 		_v_skips=$(echo "$_v_out" | grep -aE '^ok [0-9]+ .*# SKIP' || true)
 		while IFS= read -r _v_line; do
 			[ -n "$_v_line" ] || continue
