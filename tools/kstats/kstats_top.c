@@ -164,15 +164,17 @@ static const char top_help[] =
 "is a path if it holds a '/' or, without --dir, names a file or directory\n"
 "here (as an INPUT of kstats); else it is looked up in the kstats directory.\n"
 "\n"
-"  -i, --interval SECS  refresh every SECS seconds (default 1)\n"
-"  -n, --lines N        show N rows at most (default: the terminal's height,\n"
+"  -d, --delay SECS     refresh every SECS seconds (default 1), as top(1)'s -d\n"
+"  -i, --interval SECS  the same\n"
+"  -n, --iterations N   stop after N intervals, as top(1)'s -n\n"
+"  -c, --count N        the same\n"
+"      --duration SECS  stop after SECS seconds\n"
+"      --lines N        show N rows at most (default: the terminal's height,\n"
 "                       or every row into a pipe)\n"
 "  -p, --percentiles LIST\n"
 "                       the percentile columns (default 50,99)\n"
 "  -s, --sort KEY       total (default), count, name, or pQ, a percentile\n"
 "                       column (p50, p99)\n"
-"  -c, --count K        stop after K intervals\n"
-"  -d, --duration SECS  stop after SECS seconds\n"
 "  -u, --unit U         the values are in U (ns, us, ms or s): print them with\n"
 "                       a unit, scaled up to s\n"
 "  -b, --batch          plain tables, also on a terminal\n"
@@ -204,15 +206,18 @@ static long top_long(const char *opt, const char *arg)
 /* kstats top [NAME] [options]: @argv[0] is "top". */
 int top_main(int argc, char **argv)
 {
-	enum { O_DIR = 256, O_FILES, O_CPU };
+	enum { O_DIR = 256, O_FILES, O_CPU, O_LINES, O_DURATION };
+	/* -d and -n as top(1)'s: the delay, the iterations. */
 	static const struct option lopts[] = {
+		{ "delay", required_argument, NULL, 'd' },
 		{ "interval", required_argument, NULL, 'i' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "count", required_argument, NULL, 'c' },
 		{ "percentiles", required_argument, NULL, 'p' },
 		{ "cpu", required_argument, NULL, O_CPU },
-		{ "lines", required_argument, NULL, 'n' },
+		{ "lines", required_argument, NULL, O_LINES },
 		{ "sort", required_argument, NULL, 's' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "duration", required_argument, NULL, 'd' },
+		{ "duration", required_argument, NULL, O_DURATION },
 		{ "unit", required_argument, NULL, 'u' },
 		{ "batch", no_argument, NULL, 'b' },
 		{ "dir", required_argument, NULL, O_DIR },
@@ -238,8 +243,9 @@ int top_main(int argc, char **argv)
 	argv[0] = (char *)"kstats";
 	while ((c = getopt_long(argc, argv, "i:p:n:s:c:d:u:bh", lopts, NULL)) != -1) {
 		switch (c) {
+		case 'd':
 		case 'i':
-			interval = top_secs("--interval", optarg);
+			interval = top_secs(c == 'd' ? "--delay" : "--interval", optarg);
 			break;
 		case 'p':
 			parse_pcts(o, optarg);
@@ -248,16 +254,17 @@ int top_main(int argc, char **argv)
 		case O_CPU:
 			kstats_usage_error("top: --cpu: %s (kstats --cpu N INPUT: one CPU's)",
 					   "its rows are the sums of the CPUs");
-		case 'n':
+		case O_LINES:
 			table_opt_lines(o, optarg);
 			break;
 		case 's':
 			sort = optarg;
 			break;
+		case 'n':
 		case 'c':
-			count = top_long("--count", optarg);
+			count = top_long(c == 'n' ? "--iterations" : "--count", optarg);
 			break;
-		case 'd':
+		case O_DURATION:
 			secs = top_secs("--duration", optarg);
 			break;
 		case 'u':
@@ -287,7 +294,7 @@ int top_main(int argc, char **argv)
 	if (argc > 1)
 		kstats_usage_error("top: %d names where one at most was expected", argc);
 	if (count && secs > 0)
-		kstats_usage_error("top: either --count or --duration, not both");
+		kstats_usage_error("top: either --iterations (--count) or --duration, not both");
 	if (secs > 0)
 		count = (long)fmax(1, ceil(secs / interval - 0.000001));
 	name = argc ? argv[0] : NULL;

@@ -49,7 +49,7 @@ def run(args):
 
 def measure(kstats, d, extra, k, rounds):
     """Per refresh: wall and CPU seconds; the max RSS of a run of 1 + K."""
-    base = [kstats, 'top', '--dir', d, 'big', '-b', '-n', '40', '-i', '0.001'] + extra
+    base = [kstats, 'top', '--dir', d, 'big', '-b', '--lines', '40', '-i', '0.001'] + extra
     walls, cpus, rss = [], [], []
     for _ in range(rounds):
         w1, c1, _ = run(base + ['-c', '1'])

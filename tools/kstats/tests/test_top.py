@@ -271,7 +271,7 @@ def test_top_pipe(rng):
             'count': lambda f: (-want[f]['n'], f), 'name': lambda f: f}
     for key, order in keys.items():
         rc, out, err, fed = fed_run(['top', '--dir', d, 'vfs', '-i', '0.05', '-c', '1',
-                                     '-s', key, '-n', '3'], os.path.join(g, '_summary'),
+                                     '-s', key, '--lines', '3'], os.path.join(g, '_summary'),
                                     ['', gen.render_summary(s_full, BITS)])
         tables = parse_tables(out)
         got = [w[0] for w in tables[0][1]] if tables else []
@@ -283,7 +283,7 @@ def test_top_pipe(rng):
             # vfs_never, never called, comes last but in the order of names.
             ok = got == sorted(list(s_full) + (['vfs_never'] if key == 'name' else []),
                                key=order)[:3]
-        H.check('top -s %s -n 3: the first 3 rows in the order of %s' % (key, key),
+        H.check('top -s %s --lines 3: the first 3 rows in the order of %s' % (key, key),
                 rc == 0 and not fed and ok and tables[0][0][-1] == key, (got, out, err))
 
 
@@ -1128,9 +1128,11 @@ def test_group_table_options(rng):
 def test_usage():
     for args, what in ((['top', 'a', 'b'], '2 names'),
                        (['top', '-i', '0'], "--interval: '0' is not a positive"),
-                       (['top', '-n', 'x'], "--lines: 'x' is not a positive"),
+                       (['top', '-n', 'x'], "--iterations: 'x' is not a positive"),
+                       (['top', '--lines', 'x'], "--lines: 'x' is not a positive"),
+                       (['top', '-d', '0'], "--delay: '0' is not a positive"),
                        (['top', '-s', 'size'], "--sort: 'size' is not"),
-                       (['top', '-c', '1', '-d', '1'], 'not both'),
+                       (['top', '-n', '1', '--duration', '1'], 'not both'),
                        (['top', '-u', 'parsecs'], "'parsecs' is not ns"),
                        (['trace', 'pcpu:vfs_*'], 'a glob is traced by fprobe: only'),
                        (['trace', 'vfs_*', '--per-cpu'], 'do not apply to a glob'),
@@ -1379,6 +1381,26 @@ def test_resolution(rng):
             rc == 0 and ' bits 1 sort total' in out, (out, err))
 
 
+def test_top_habits(rng):
+    """top(1)'s and perf top's habits: -d SECS the delay between refreshes,
+    -n N the iterations; --lines and --duration, the old meanings of -n
+    and -d, long options."""
+    d = os.path.join(H.TMP, 'habits')
+    gen.write_group(os.path.join(d, 'grp'), {f: {0: [rng.randrange(100, 10 ** 6)
+                                                     for _ in range(20)]}
+                                             for f in ('a', 'b', 'c')}, BITS)
+    rc, out, err = H.run(['top', '--dir', d, 'grp', '-b', '-d', '0.05', '-n', '3',
+                          '--lines', '1'])
+    tables = parse_tables(out)
+    secs = [float(h[3]) for h, _ in tables if len(h) > 3]
+    H.check('top -d 0.05 -n 3 --lines 1: 3 tables, each of 1 row, 0.05 s apart at least',
+            rc == 0 and len(tables) == 3 and all(len(r) == 1 for _, r in tables) and
+            len(secs) == 3 and min(secs) >= 0.05, (out, err))
+    rc, out, err = H.run(['top', '--dir', d, 'grp', '-b', '-i', '0.05', '-c', '2'])
+    H.check('top -i 0.05 -c 2: the same as -d 0.05 -n 2 (2 tables)',
+            rc == 0 and len(parse_tables(out)) == 2, (out, err))
+
+
 def tests(harness, rng):
     """Every test of this file, with the helpers of test_kstats (HARNESS)."""
     global H
@@ -1388,6 +1410,7 @@ def tests(harness, rng):
     test_top_tty()
     test_group_input(rng)
     test_resolution(rng)
+    test_top_habits(rng)
     test_control_names(rng)
     test_top_narrow(rng)
     test_top_bad_read(rng)
