@@ -92,7 +92,7 @@ static const char kstats_help[] =
 "  -n, --lines N           a group's table (DIR, kstats trace 'GLOB'): its\n"
 "                          first N rows\n"
 "  -s, --sort KEY          a group's table: sorted by total (default), count,\n"
-"                          name, or pQ, a percentile column (p50, p99)\n"
+"                          name, max, or pQ, a percentile column (p50, p99)\n"
 "      --name NAME         kstats trace 'GLOB': the group's name (default\n"
 "                          kstats-trace-PID)\n"
 "  -h, --help              this text\n"

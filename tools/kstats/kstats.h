@@ -37,7 +37,7 @@
 enum kstats_out { OUT_SUMMARY, OUT_HIST, OUT_JSON, OUT_CSV, OUT_OPENMETRICS, OUT_HGRM };
 
 /* The order of a table of functions (-s, kstats top's keys). */
-enum kstats_sort { SORT_TOTAL, SORT_PCT, SORT_COUNT, SORT_NAME, NR_SORTS };
+enum kstats_sort { SORT_TOTAL, SORT_PCT, SORT_COUNT, SORT_NAME, SORT_MAX, NR_SORTS };
 
 /*
  * The options, parsed by main() (kstats.c) or top_main() (kstats_top.c)
@@ -74,6 +74,7 @@ struct kstats_opt {
 	long lines;		/* -n: the rows shown; 0: all (a terminal's height) */
 	enum kstats_sort sort;	/* -s */
 	int sort_pct;		/* SORT_PCT: the column of the percentile */
+	int reverse;		/* kstats top's key R: the sort reversed */
 };
 
 /* kstats_err.c: errors and warnings */

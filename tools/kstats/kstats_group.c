@@ -297,7 +297,7 @@ void group_report(const struct kstats_opt *o, struct top *t, const char *group, 
 		top_free(t);
 		return;
 	}
-	v = top_sorted(t, SORT_NAME, 0, &n);
+	v = top_sorted(t, SORT_NAME, 0, 0, &n);
 	if (o->out == OUT_OPENMETRICS)
 		om_series_check(o, n);
 	group_begin(o, group);

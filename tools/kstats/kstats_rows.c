@@ -584,15 +584,20 @@ void top_free(struct top *t)
 struct row_order {
 	enum kstats_sort sort;
 	int pct;
+	int reverse;
 };
 
-/* Rows with samples first, in the order of the key; then by name. */
+/*
+ * Rows with samples first, in the order of the key (reversed or not); then
+ * by name.
+ */
 static int row_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct row *a = *(const struct row * const *)pa;
 	const struct row *b = *(const struct row * const *)pb;
 	const struct row_order *ord = arg;
 	double x = 0, y = 0;
+	int r;
 
 	if (ord->sort != SORT_NAME && !a->n != !b->n)
 		return a->n ? -1 : 1;
@@ -609,18 +614,22 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 		x = a->n;
 		y = b->n;
 		break;
+	case SORT_MAX:
+		x = a->n ? a->max : 0;
+		y = b->n ? b->max : 0;
+		break;
 	default:
 		break;
 	}
-	if (x != y)
-		return x > y ? -1 : 1;
-	return strcmp(a->name, b->name);
+	r = x != y ? (x > y ? -1 : 1) : strcmp(a->name, b->name);
+	return ord->reverse ? -r : r;
 }
 
-struct row **top_sorted(struct top *t, enum kstats_sort sort, int sort_pct, size_t *n)
+struct row **top_sorted(struct top *t, enum kstats_sort sort, int sort_pct, int reverse,
+			size_t *n)
 {
 	struct row **v = top_alloc(NULL, (t->nrows + 1) * sizeof(*v));
-	struct row_order ord = { sort, sort_pct };
+	struct row_order ord = { sort, sort_pct, reverse };
 	size_t i;
 
 	*n = 0;

@@ -12,8 +12,8 @@
 #include "kstats_top.h"
 
 /* The keys of kstats top, and the names of -s, by enum kstats_sort (SORT_PCT: pQ). */
-static const char sort_keys[] = "tpcn";
-static const char * const sort_names[] = { "total", "p", "count", "name" };
+static const char sort_keys[] = "tpcnm";
+static const char * const sort_names[] = { "total", "p", "count", "name", "max" };
 
 const double *table_pcts(const struct kstats_opt *o, int *n)
 {
@@ -99,7 +99,7 @@ void table_opt_sort(struct kstats_opt *o, const char *arg)
 	for (k = 0; k < n && len >= 0 && (size_t)len < sizeof(cols); k++)
 		len += snprintf(cols + len, sizeof(cols) - len, "%sp%s", k ? ", " : "",
 				pct_name(qn, sizeof(qn), pcts[k]));
-	kstats_usage_error("--sort: '%s' is not total, count, name or a percentile column (%s)",
+	kstats_usage_error("--sort: '%s' is not total, count, name, max or a percentile column (%s)",
 			   arg, cols);
 }
 
@@ -212,7 +212,7 @@ static void table_row(const struct kstats_opt *o, char *buf, size_t n, const str
 void print_table(const struct kstats_opt *o, struct top *t, double secs)
 {
 	size_t n, i, w = 8;
-	struct row **v = top_sorted(t, o->sort, o->sort_pct, &n);
+	struct row **v = top_sorted(t, o->sort, o->sort_pct, o->reverse, &n);
 	char *buf;
 
 	if (o->lines > 0 && (size_t)o->lines < n)
@@ -262,7 +262,7 @@ void row_cells(const struct kstats_opt *o, const struct row *r, double secs,
 int top_fit(const struct kstats_opt *o, int cols, int ncol, const int *w, int namew, int *keep)
 {
 	int order[TOP_COLS], n = 0, sum = 0, c, k, npct = ncol - 4;
-	int sort = o->sort == SORT_TOTAL ? ncol - 1 :
+	int sort = o->sort == SORT_TOTAL ? ncol - 1 : o->sort == SORT_MAX ? ncol - 2 :
 		   o->sort == SORT_PCT ? 2 + o->sort_pct : 0;
 
 	order[n++] = ncol - 1;			/* total */

@@ -40,7 +40,7 @@ static void draw(const struct kstats_opt *o, struct top *t, const char *name, do
 	static const char * const heads[] = { "count", "rate/s" };
 	size_t n, i, called, listed = top_listed(t, &called);
 	int rows, cols, namew = 8, ncol, npct, c, k, w[TOP_COLS], keep[TOP_COLS], left;
-	struct row **v = top_sorted(t, o->sort, o->sort_pct, &n);
+	struct row **v = top_sorted(t, o->sort, o->sort_pct, o->reverse, &n);
 	char buf[1024], (*cell)[TOP_COLS][TOP_CELL];
 	char head[TOP_COLS][TOP_CELL];
 	const double *pcts = table_pcts(o, &npct);
@@ -49,16 +49,16 @@ static void draw(const struct kstats_opt *o, struct top *t, const char *name, do
 	screen_begin(rows);
 	if (secs > 0)
 		snprintf(buf, sizeof(buf),
-			 "kstats top: %s %s, %zu %s, %zu with samples in the last %.2f s, sort: %s, bits %s",
+			 "kstats top: %s %s, %zu %s, %zu with samples in the last %.2f s, sort: %s%s, bits %s",
 			 t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
 			 listed, t->path && t->group ? "functions" : "metrics", called, secs,
-			 sort_name(o), top_bits(t, 1));
+			 sort_name(o), o->reverse ? " reversed" : "", top_bits(t, 1));
 	else
 		snprintf(buf, sizeof(buf),
-			 "kstats top: %s %s, %zu %s, %zu with samples since the start, sort: %s, bits %s",
+			 "kstats top: %s %s, %zu %s, %zu with samples since the start, sort: %s%s, bits %s",
 			 t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
 			 listed, t->path && t->group ? "functions" : "metrics", called,
-			 sort_name(o), top_bits(t, 1));
+			 sort_name(o), o->reverse ? " reversed" : "", top_bits(t, 1));
 	screen_line(buf, cols, NULL);
 	/* The keys' line goes first when lines are short. */
 	if (rows >= 4) {
@@ -66,7 +66,8 @@ static void draw(const struct kstats_opt *o, struct top *t, const char *name, do
 			snprintf(buf, sizeof(buf), "%s: %s; waiting for it", top_what(t, name),
 				 strerror(t->missing));
 		else
-			snprintf(buf, sizeof(buf), "keys: t total, p %s, c count, n name, q quit",
+			snprintf(buf, sizeof(buf),
+				 "keys: t total, p %s, c count, n name, m max, R reverse, q quit",
 				 pct_key_name(o));
 		screen_line(buf, cols, NULL);
 	}
@@ -139,6 +140,11 @@ static int top_keys(struct kstats_opt *o, int *stdin_open)
 	for (i = 0; i < n; i++) {
 		if (buf[i] == 'q' || buf[i] == 'Q')
 			return -1;
+		if (buf[i] == 'R') {
+			o->reverse = !o->reverse;
+			ret = 1;
+			continue;
+		}
 		k = sort_of_key(buf[i]);
 		if (k >= 0) {
 			o->sort = k;
@@ -160,7 +166,8 @@ static const char top_help[] =
 "interval: count, rate, p50, p99 (the means of their slots, or -p), max<=\n"
 "(an upper bound: that of the slot of the largest sample) and total (the sum\n"
 "of the values). Keys on a terminal: t total, p p99 (the last percentile), c\n"
-"count, n name (the sort), q quit. Into a pipe: a table per interval. NAME\n"
+"count, n name, m max<= (the sort), R the sort reversed, q quit. Into a\n"
+"pipe: a table per interval. NAME\n"
 "is a path if it holds a '/' or, without --dir, names a file or directory\n"
 "here (as an INPUT of kstats); else it is looked up in the kstats directory.\n"
 "\n"
@@ -173,8 +180,8 @@ static const char top_help[] =
 "                       or every row into a pipe)\n"
 "  -p, --percentiles LIST\n"
 "                       the percentile columns (default 50,99)\n"
-"  -s, --sort KEY       total (default), count, name, or pQ, a percentile\n"
-"                       column (p50, p99)\n"
+"  -s, --sort KEY       total (default), count, name, max, or pQ, a\n"
+"                       percentile column (p50, p99)\n"
 "  -u, --unit U         the values are in U (ns, us, ms or s): print them with\n"
 "                       a unit, scaled up to s\n"
 "  -b, --batch          plain tables, also on a terminal\n"

@@ -90,8 +90,12 @@ int top_read(struct top *t);
 void top_say_bad(struct top *t);
 /* The files skipped, said on standard error (unless @t->hold). */
 void top_say_skipped(struct top *t);
-/* The rows that the last read listed, sorted by @sort (@sort_pct): *@n. */
-struct row **top_sorted(struct top *t, enum kstats_sort sort, int sort_pct, size_t *n);
+/*
+ * The rows that the last read listed, sorted by @sort (@sort_pct),
+ * @reverse: in the reverse order (those without samples still last): *@n.
+ */
+struct row **top_sorted(struct top *t, enum kstats_sort sort, int sort_pct, int reverse,
+			size_t *n);
 /* The rows listed; *@called: those with samples. */
 size_t top_listed(struct top *t, size_t *called);
 /*

@@ -268,7 +268,8 @@ def test_top_pipe(rng):
     s_full = dict(take(funcs, 1.0), vfs_rare={2: [5000000, 5200000, 4900000]})
     want = {f: expect_row(flat(by)) for f, by in s_full.items()}
     keys = {'total': lambda f: (-want[f]['total'], f), 'p99': lambda f: (-want[f]['p99'], f),
-            'count': lambda f: (-want[f]['n'], f), 'name': lambda f: f}
+            'count': lambda f: (-want[f]['n'], f), 'name': lambda f: f,
+            'max': lambda f: (-want[f]['max'], f)}
     for key, order in keys.items():
         rc, out, err, fed = fed_run(['top', '--dir', d, 'vfs', '-i', '0.05', '-c', '1',
                                      '-s', key, '--lines', '3'], os.path.join(g, '_summary'),
@@ -480,7 +481,9 @@ def test_top_tty():
     orders = {'total': ['ddd', 'bbb', 'eee', 'ccc', 'aaa', 'fff'],
               'p99': ['ddd', 'eee', 'bbb', 'ccc', 'aaa', 'fff'],
               'count': ['aaa', 'ccc', 'ddd', 'bbb', 'eee', 'fff'],
-              'name': ['aaa', 'bbb', 'ccc', 'ddd', 'eee', 'fff']}
+              'name': ['aaa', 'bbb', 'ccc', 'ddd', 'eee', 'fff'],
+              'max': ['ddd', 'eee', 'bbb', 'ccc', 'aaa', 'fff'],
+              'total reversed': ['aaa', 'ccc', 'eee', 'bbb', 'ddd', 'fff']}
     t = Pty()
     try:
         # A long interval: no refresh comes between a key and its screen.
@@ -493,7 +496,8 @@ def test_top_tty():
         H.check('top on a terminal: the alternate screen, the samples since the start at '
                 'once, sorted by total, the resolution said', ok and counts['aaa'] == '1000' and
                 counts['fff'] == '0', (first, t.text()[-2000:]))
-        for key, name in ((b'p', 'p99'), (b'c', 'count'), (b'n', 'name'), (b't', 'total')):
+        for key, name in ((b'p', 'p99'), (b'c', 'count'), (b'n', 'name'), (b'm', 'max'),
+                          (b't', 'total'), (b'R', 'total reversed')):
             # The screen that the key draws: after it.
             n = len(t.out)
             t.send(key)
