@@ -29,13 +29,30 @@ static double mono_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* What the keys of kstats top toggle besides the sort. */
+struct top_screen {
+	int paused;		/* P: no reads until P again */
+	int help;		/* ?: the keys' help instead of the table */
+};
+
+/* The help that ? shows, a line each. */
+static const char * const top_keys_help[] = {
+	"Keys of kstats top (? again, or any other key, for the table):",
+	"  t  sort by total (the time spent)     c  sort by count",
+	"  p  sort by the last percentile        n  sort by name",
+	"  m  sort by max<=                      R  reverse the sort",
+	"  P  pause: no reads until P again      q  quit",
+	NULL
+};
+
 /*
  * The screen: what is shown, the keys, and the table, as many rows as the
  * terminal has room for, every line within its width (whole columns left
  * out where they do not fit); on a terminal of fewer than 4 lines, the
  * header and the column heads first.
  */
-static void draw(const struct kstats_opt *o, struct top *t, const char *name, double secs)
+static void draw(const struct kstats_opt *o, const struct top_screen *scr, struct top *t,
+		 const char *name, double secs)
 {
 	static const char * const heads[] = { "count", "rate/s" };
 	size_t n, i, called, listed = top_listed(t, &called);
@@ -49,13 +66,15 @@ static void draw(const struct kstats_opt *o, struct top *t, const char *name, do
 	screen_begin(rows);
 	if (secs > 0)
 		snprintf(buf, sizeof(buf),
-			 "kstats top: %s %s, %zu %s, %zu with samples in the last %.2f s, sort: %s%s, bits %s",
+			 "kstats top%s: %s %s, %zu %s, %zu with samples in the last %.2f s, sort: %s%s, bits %s",
+			 scr->paused ? " (paused)" : "",
 			 t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
 			 listed, t->path && t->group ? "functions" : "metrics", called, secs,
 			 sort_name(o), o->reverse ? " reversed" : "", top_bits(t, 1));
 	else
 		snprintf(buf, sizeof(buf),
-			 "kstats top: %s %s, %zu %s, %zu with samples since the start, sort: %s%s, bits %s",
+			 "kstats top%s: %s %s, %zu %s, %zu with samples since the start, sort: %s%s, bits %s",
+			 scr->paused ? " (paused)" : "",
 			 t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
 			 listed, t->path && t->group ? "functions" : "metrics", called,
 			 sort_name(o), o->reverse ? " reversed" : "", top_bits(t, 1));
@@ -67,9 +86,17 @@ static void draw(const struct kstats_opt *o, struct top *t, const char *name, do
 				 strerror(t->missing));
 		else
 			snprintf(buf, sizeof(buf),
-				 "keys: t total, p %s, c count, n name, m max, R reverse, q quit",
+				 "keys: t total, p %s, c count, n name, m max, R reverse, P pause, ? help, q quit",
 				 pct_key_name(o));
 		screen_line(buf, cols, NULL);
+	}
+	if (scr->help) {
+		for (i = 0; top_keys_help[i] && screen_left() > 0; i++)
+			screen_line(top_keys_help[i], cols, NULL);
+		fputs("\033[J", stdout);
+		fflush(stdout);
+		free(v);
+		return;
 	}
 	if (o->lines > 0 && (size_t)o->lines < n)
 		n = o->lines;
@@ -125,7 +152,7 @@ static void draw(const struct kstats_opt *o, struct top *t, const char *name, do
 }
 
 /* The keys of kstats top read: 1 to redraw, -1 to quit. */
-static int top_keys(struct kstats_opt *o, int *stdin_open)
+static int top_keys(struct kstats_opt *o, struct top_screen *scr, int *stdin_open)
 {
 	char buf[64];
 	ssize_t n, i;
@@ -140,6 +167,16 @@ static int top_keys(struct kstats_opt *o, int *stdin_open)
 	for (i = 0; i < n; i++) {
 		if (buf[i] == 'q' || buf[i] == 'Q')
 			return -1;
+		ret = 1;
+		/* Any key leaves the help; ? shows it. */
+		if (scr->help || buf[i] == '?') {
+			scr->help = !scr->help;
+			continue;
+		}
+		if (buf[i] == 'P') {
+			scr->paused = !scr->paused;
+			continue;
+		}
 		if (buf[i] == 'R') {
 			o->reverse = !o->reverse;
 			ret = 1;
@@ -166,8 +203,8 @@ static const char top_help[] =
 "interval: count, rate, p50, p99 (the means of their slots, or -p), max<=\n"
 "(an upper bound: that of the slot of the largest sample) and total (the sum\n"
 "of the values). Keys on a terminal: t total, p p99 (the last percentile), c\n"
-"count, n name, m max<= (the sort), R the sort reversed, q quit. Into a\n"
-"pipe: a table per interval. NAME\n"
+"count, n name, m max<= (the sort), R the sort reversed, P pause, ? help,\n"
+"q quit. Into a pipe: a table per interval. NAME\n"
 "is a path if it holds a '/' or, without --dir, names a file or directory\n"
 "here (as an INPUT of kstats); else it is looked up in the kstats directory.\n"
 "\n"
@@ -240,6 +277,7 @@ int top_main(int argc, char **argv)
 	struct pollfd pfd[2] = { { .fd = -1, .events = POLLIN }, { .events = POLLIN } };
 	long count = 0, i;
 	struct kstats_opt opt = { .bits = -1, .cpu = -1, .sort_pct = 1 }, *o = &opt;
+	struct top_screen scr = { 0 };
 	const double *pcts;
 	struct timespec ts;
 	struct stat st;
@@ -382,19 +420,22 @@ int top_main(int argc, char **argv)
 	stdin_open = isatty(STDIN_FILENO);
 	t->hold = 1;
 	tty_enter();
-	draw(o, t, name, 0);
+	draw(o, &scr, t, name, 0);
 	secs = 0;
 	for (i = 0; !count || i < count;) {
 		t1 = mono_s();
 		if (t1 >= next) {
 			next = fmax(next + interval, t1);
+			/* Paused: no read; the next covers the time since the last. */
+			if (scr.paused)
+				continue;
 			/* Malformed text: the screen as it was, the next read covers it. */
 			if (top_read(t)) {
 				top_say_bad(t);
 				continue;
 			}
 			secs = t1 - t0;
-			draw(o, t, name, secs);
+			draw(o, &scr, t, name, secs);
 			i++;
 			t0 = t1;
 			continue;
@@ -409,14 +450,14 @@ int top_main(int argc, char **argv)
 			if (pfd[1].revents & POLLIN)
 				redraw = top_signal(pfd[1].fd);
 			if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-				k = top_keys(o, &stdin_open);
+				k = top_keys(o, &scr, &stdin_open);
 				if (k < 0)
 					break;
 				redraw |= k;
 			}
 		}
 		if (redraw)
-			draw(o, t, name, secs);
+			draw(o, &scr, t, name, secs);
 	}
 	tty_leave();
 	t->hold = 0;

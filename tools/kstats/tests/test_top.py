@@ -505,10 +505,45 @@ def test_top_tty():
             H.check('top on a terminal: key %s sorts by %s' % (key.decode(), name),
                     ok and 'sort: ' + name in t.frame(n)[0] and
                     [r[0] for r in t.rows(n)] == orders[name], t.frame(n))
+        # ? shows the keys' help instead of the table; any key goes back.
+        n = len(t.out)
+        t.send(b'?')
+        ok = t.until(lambda t: any('P  pause' in ln for ln in t.frame(n)))
+        n = len(t.out)
+        t.send(b'x')
+        ok = ok and t.until(lambda t: [r[0] for r in t.rows(n)] == orders['total reversed'])
+        H.check('top on a terminal: ? shows the keys, another key the table again', ok,
+                t.frame(n))
         t.send(b'q')
         rc = t.wait()
         H.check('top on a terminal: q quits (status 0), the terminal restored (modes, '
                 'normal screen, cursor)', rc == 0 and t.restored(), (rc, t.text()[-300:]))
+    finally:
+        t.close()
+
+    # P pauses the reads: the interval shown once it goes on covers the
+    # whole pause (0.5 s at least), not the last 0.05 s.
+    t = Pty()
+    try:
+        t.start(['top', '--dir', d, 'grp', '-d', '0.05'])
+        ok = t.until(lambda t: 'in the last' in ''.join(t.frame()[:1]))
+        n = len(t.out)
+        t.send(b'P')
+        ok = ok and t.until(lambda t: '(paused)' in ''.join(t.frame(n)[:1]))
+        paused = time.time()
+        t.until(lambda t: time.time() > paused + 0.5)
+        n = len(t.out)
+        t.send(b'P')
+        # The key's own redraw shows the interval before the pause; the
+        # first read after it, the pause and more.
+        def covers(t):
+            m = re.search(r'^kstats top: .* in the last ([0-9.]+) s', ''.join(t.frame(n)[:1]))
+            return m and float(m.group(1)) >= 0.5
+        ok = ok and t.until(covers)
+        H.check('top on a terminal: P pauses the reads, P again goes on; the next '
+                'interval covers the pause', ok, t.frame(n)[:2])
+        t.send(b'q')
+        t.wait()
     finally:
         t.close()
 
