@@ -37,7 +37,7 @@
 enum kstats_out { OUT_SUMMARY, OUT_HIST, OUT_JSON, OUT_CSV, OUT_OPENMETRICS, OUT_HGRM };
 
 /* The order of a table of functions (-s, kstats top's keys). */
-enum kstats_sort { SORT_TOTAL, SORT_PCT, SORT_COUNT, SORT_NAME, SORT_MAX, NR_SORTS };
+enum kstats_sort { SORT_TOTAL, SORT_PCT, SORT_COUNT, SORT_NAME, SORT_MAX, SORT_AVG, NR_SORTS };
 
 /*
  * The options, parsed by main() (kstats.c) or top_main() (kstats_top.c)

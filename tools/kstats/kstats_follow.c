@@ -65,7 +65,7 @@ static void follow_print(const struct kstats_opt *o, const struct ks_data *d, co
 					 pct_name(x, sizeof(x), o->pct[k]));
 				printf(" %11s", col);
 			}
-			printf(" %11s %11s\n", "max<=", "total");
+			printf(" %11s %11s %11s\n", "max<=", "total", "avg");
 		}
 		/*
 		 * The interval's end, local time, as funclatency -T; the last
@@ -81,7 +81,8 @@ static void follow_print(const struct kstats_opt *o, const struct ks_data *d, co
 			       st.n ? fmt_val(x, sizeof(x), st.pct[k].value, o->human) : "-");
 		printf(" %11s",
 		       st.n ? fmt_hi(x, sizeof(x), ks_slot_max(st.last, d->bits), o->human) : "-");
-		printf(" %11s%s\n", fmt_val(x, sizeof(x), st.sum, o->human),
+		printf(" %11s", fmt_val(x, sizeof(x), st.sum, o->human));
+		printf(" %11s%s\n", st.n ? fmt_val(x, sizeof(x), st.mean, o->human) : "-",
 		       reset ? "  (reset)" : "");
 	} else if (o->out == OUT_CSV) {
 		struct interval iv = { i, now_s(CLOCK_REALTIME), secs };

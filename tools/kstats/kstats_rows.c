@@ -618,6 +618,10 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 		x = a->n ? a->max : 0;
 		y = b->n ? b->max : 0;
 		break;
+	case SORT_AVG:
+		x = a->n ? a->total / a->n : 0;
+		y = b->n ? b->total / b->n : 0;
+		break;
 	default:
 		break;
 	}

@@ -12,8 +12,8 @@
 #include "kstats_top.h"
 
 /* The keys of kstats top, and the names of -s, by enum kstats_sort (SORT_PCT: pQ). */
-static const char sort_keys[] = "tpcnm";
-static const char * const sort_names[] = { "total", "p", "count", "name", "max" };
+static const char sort_keys[] = "tpcnma";
+static const char * const sort_names[] = { "total", "p", "count", "name", "max", "avg" };
 
 const double *table_pcts(const struct kstats_opt *o, int *n)
 {
@@ -99,8 +99,8 @@ void table_opt_sort(struct kstats_opt *o, const char *arg)
 	for (k = 0; k < n && len >= 0 && (size_t)len < sizeof(cols); k++)
 		len += snprintf(cols + len, sizeof(cols) - len, "%sp%s", k ? ", " : "",
 				pct_name(qn, sizeof(qn), pcts[k]));
-	kstats_usage_error("--sort: '%s' is not total, count, name, max or a percentile column (%s)",
-			   arg, cols);
+	kstats_usage_error("--sort: '%s' is not %s or a percentile column (%s)",
+			   arg, "total, count, name, max, avg", cols);
 }
 
 /* @buf without the blank between a number and its unit (2.40us). */
@@ -153,7 +153,7 @@ static int cols_w(const struct kstats_opt *o)
 	int npct;
 
 	table_pcts(o, &npct);
-	return 11 * (3 + npct) + 13;
+	return 11 * (4 + npct) + 13;
 }
 
 /* The heads of the columns; without rate/s for a table of no interval. */
@@ -173,7 +173,7 @@ static void table_head(const struct kstats_opt *o, char *buf, size_t n, int w, i
 		k += snprintf(buf + k, n - k, " %10s", col);
 	}
 	if (k >= 0 && (size_t)k < n)
-		snprintf(buf + k, n - k, " %10s %12s", "max<=", "total");
+		snprintf(buf + k, n - k, " %10s %12s %10s", "max<=", "total", "avg");
 }
 
 /*
@@ -192,15 +192,16 @@ static void table_row(const struct kstats_opt *o, char *buf, size_t n, const str
 	k = snprintf(buf, n, "%-*s %10llu", w, name, (unsigned long long)r->n);
 	if (rate && k >= 0 && (size_t)k < n)
 		k += snprintf(buf + k, n - k, " %10s", per_s);
-	/* No samples: no percentile, maximum or total. */
-	for (i = 0; i < npct + 2 && k >= 0 && (size_t)k < n; i++) {
+	/* No samples: no percentile, maximum, total or average. */
+	for (i = 0; i < npct + 3 && k >= 0 && (size_t)k < n; i++) {
 		snprintf(v, sizeof(v), "%s", "-");
 		if (r->n && i == npct)
 			fmt_bound(v, sizeof(v), r->max, o->human);
 		else if (r->n && i < npct)
 			fmt_pct(v, sizeof(v), r, r->pct[i], o->human);
 		else if (r->n)
-			fmt_value(v, sizeof(v), r->total, o->human);
+			fmt_value(v, sizeof(v), i == npct + 1 ? r->total : r->total / r->n,
+				  o->human);
 		k += snprintf(buf + k, n - k, i == npct + 1 ? " %12s" : " %10s", v);
 	}
 }
@@ -241,35 +242,37 @@ void row_cells(const struct kstats_opt *o, const struct row *r, double secs,
 	snprintf(cell[1], TOP_CELL, "-");
 	if (secs > 0)
 		snprintf(cell[1], TOP_CELL, "%.1f", r->n / secs);
-	for (i = 0; i < npct + 2; i++) {
+	for (i = 0; i < npct + 3; i++) {
 		snprintf(cell[2 + i], TOP_CELL, "-");
 		if (r->n && i == npct)
 			fmt_bound(cell[2 + i], TOP_CELL, r->max, o->human);
 		else if (r->n && i < npct)
 			fmt_pct(cell[2 + i], TOP_CELL, r, r->pct[i], o->human);
 		else if (r->n)
-			fmt_value(cell[2 + i], TOP_CELL, r->total, o->human);
+			fmt_value(cell[2 + i], TOP_CELL,
+				  i == npct + 1 ? r->total : r->total / r->n, o->human);
 	}
 }
 
 /*
  * Which columns fit @cols: each as wide as its widest cell, names at
  * least 8 wide; when they do not all fit, whole columns go, never digits:
- * total, rate/s, the percentiles but the last, max<=, the last, the
+ * avg, total, rate/s, the percentiles but the last, max<=, the last, the
  * column of the sort kept longest, the count never. Returns the width of
  * the names.
  */
 int top_fit(const struct kstats_opt *o, int cols, int ncol, const int *w, int namew, int *keep)
 {
-	int order[TOP_COLS], n = 0, sum = 0, c, k, npct = ncol - 4;
-	int sort = o->sort == SORT_TOTAL ? ncol - 1 : o->sort == SORT_MAX ? ncol - 2 :
-		   o->sort == SORT_PCT ? 2 + o->sort_pct : 0;
+	int order[TOP_COLS], n = 0, sum = 0, c, k, npct = ncol - 5;
+	int sort = o->sort == SORT_TOTAL ? ncol - 2 : o->sort == SORT_MAX ? ncol - 3 :
+		   o->sort == SORT_AVG ? ncol - 1 : o->sort == SORT_PCT ? 2 + o->sort_pct : 0;
 
-	order[n++] = ncol - 1;			/* total */
+	order[n++] = ncol - 1;			/* avg */
+	order[n++] = ncol - 2;			/* total */
 	order[n++] = 1;				/* rate/s */
 	for (c = npct; c >= 2; c--)		/* percentiles but the last */
 		order[n++] = c;
-	order[n++] = ncol - 2;			/* max<= */
+	order[n++] = ncol - 3;			/* max<= */
 	order[n++] = npct + 1;			/* the last percentile */
 	for (c = 0; c < ncol; c++) {
 		keep[c] = 1;

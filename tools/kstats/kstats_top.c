@@ -40,7 +40,8 @@ static const char * const top_keys_help[] = {
 	"Keys of kstats top (? again, or any other key, for the table):",
 	"  t  sort by total (the time spent)     c  sort by count",
 	"  p  sort by the last percentile        n  sort by name",
-	"  m  sort by max<=                      R  reverse the sort",
+	"  m  sort by max<=                      a  sort by avg",
+	"  R  reverse the sort",
 	"  P  pause: no reads until P again      q  quit",
 	NULL
 };
@@ -86,7 +87,7 @@ static void draw(const struct kstats_opt *o, const struct top_screen *scr, struc
 				 strerror(t->missing));
 		else
 			snprintf(buf, sizeof(buf),
-				 "keys: t total, p %s, c count, n name, m max, R reverse, P pause, ? help, q quit",
+				 "keys: t total, p %s, c count, n name, m max, a avg, R reverse, P pause, ? help, q quit",
 				 pct_key_name(o));
 		screen_line(buf, cols, NULL);
 	}
@@ -102,13 +103,14 @@ static void draw(const struct kstats_opt *o, const struct top_screen *scr, struc
 		n = o->lines;
 	left = screen_left();
 	n = left > 1 && n > (size_t)left - 1 ? (size_t)left - 1 : left > 1 ? n : 0;
-	ncol = 4 + npct;
+	ncol = 5 + npct;
 	for (c = 0; c < 2; c++)
 		snprintf(head[c], TOP_CELL, "%s", heads[c]);
 	for (c = 0; c < npct; c++)
 		snprintf(head[2 + c], TOP_CELL, "p%s", pct_name(buf, sizeof(buf), pcts[c]));
-	snprintf(head[ncol - 2], TOP_CELL, "max<=");
-	snprintf(head[ncol - 1], TOP_CELL, "total");
+	snprintf(head[ncol - 3], TOP_CELL, "max<=");
+	snprintf(head[ncol - 2], TOP_CELL, "total");
+	snprintf(head[ncol - 1], TOP_CELL, "avg");
 	for (c = 0; c < ncol; c++)
 		w[c] = strlen(head[c]);
 	cell = top_alloc(NULL, (n + 1) * sizeof(*cell));
@@ -201,10 +203,10 @@ static const char top_help[] =
 "NAME written to kstats/_control), or the metric NAME, or without NAME every\n"
 "metric and every function of every group, with the samples of the last\n"
 "interval: count, rate, p50, p99 (the means of their slots, or -p), max<=\n"
-"(an upper bound: that of the slot of the largest sample) and total (the sum\n"
-"of the values). Keys on a terminal: t total, p p99 (the last percentile), c\n"
-"count, n name, m max<= (the sort), R the sort reversed, P pause, ? help,\n"
-"q quit. Into a pipe: a table per interval. NAME\n"
+"(an upper bound: that of the slot of the largest sample), total (the sum\n"
+"of the values) and avg (total / count). Keys on a terminal: t total, p p99 (the last percentile), c\n"
+"count, n name, m max<=, a avg (the sort), R the sort reversed, P pause,\n"
+"? help, q quit. Into a pipe: a table per interval. NAME\n"
 "is a path if it holds a '/' or, without --dir, names a file or directory\n"
 "here (as an INPUT of kstats); else it is looked up in the kstats directory.\n"
 "\n"
@@ -217,7 +219,7 @@ static const char top_help[] =
 "                       or every row into a pipe)\n"
 "  -p, --percentiles LIST\n"
 "                       the percentile columns (default 50,99)\n"
-"  -s, --sort KEY       total (default), count, name, max, or pQ, a\n"
+"  -s, --sort KEY       total (default), count, name, max, avg, or pQ, a\n"
 "                       percentile column (p50, p99)\n"
 "  -u, --unit U         the values are in U (ns, us, ms or s): print them with\n"
 "                       a unit, scaled up to s\n"

@@ -119,8 +119,8 @@ const char *sort_name(const struct kstats_opt *o);
 int sort_of_key(int key);
 /* Plain text: the column heads and the rows, at most -n, over @secs (0: all). */
 void print_table(const struct kstats_opt *o, struct top *t, double secs);
-/* The cells of a terminal's table (count, rate/s, pQ..., max<=, total). */
-#define TOP_COLS	(3 + MAX_PCTS + 1)
+/* The cells of a terminal's table (count, rate/s, pQ..., max<=, total, avg). */
+#define TOP_COLS	(3 + MAX_PCTS + 2)
 #define TOP_CELL	32
 void row_cells(const struct kstats_opt *o, const struct row *r, double secs,
 	       char cell[][TOP_CELL]);

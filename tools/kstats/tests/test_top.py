@@ -94,7 +94,7 @@ def row_ok(w, want):
     if int(w[1]) != want['n']:
         return 'count %s, not %d' % (w[1], want['n'])
     if not want['n']:
-        return '' if w[3:] == ['-'] * 4 else 'no samples, but %s' % w[3:]
+        return '' if w[3:] == ['-'] * 5 else 'no samples, but %s' % w[3:]
     bad = []
     for i, k in ((3, 'p50'), (4, 'p99')):
         if gen.slot_of(int(w[i]), BITS) != want[k]:
@@ -104,6 +104,10 @@ def row_ok(w, want):
         bad.append('max<= %s, not %d' % (w[5], want['max']))
     if abs(int(w[6]) - want['total']) > want.get('tol', 0) + 1:
         bad.append('total %s, not %d +- %g' % (w[6], want['total'], want.get('tol', 0)))
+    # avg: total / count, as funclatency's "avg".
+    if len(w) < 8 or abs(float(w[7]) - want['total'] / want['n']) > \
+            (want.get('tol', 0) + 1) / want['n'] + 0.5:
+        bad.append('avg %s, not %.1f' % (w[7:8], want['total'] / want['n']))
     # The seconds of the header are printed to the millisecond.
     if want.get('rate') is not None and \
             abs(float(w[2]) - want['rate']) > 0.05 + want['rate'] * 0.0006 / want['secs']:
@@ -269,7 +273,8 @@ def test_top_pipe(rng):
     want = {f: expect_row(flat(by)) for f, by in s_full.items()}
     keys = {'total': lambda f: (-want[f]['total'], f), 'p99': lambda f: (-want[f]['p99'], f),
             'count': lambda f: (-want[f]['n'], f), 'name': lambda f: f,
-            'max': lambda f: (-want[f]['max'], f)}
+            'max': lambda f: (-want[f]['max'], f),
+            'avg': lambda f: (-want[f]['total'] / want[f]['n'], f)}
     for key, order in keys.items():
         rc, out, err, fed = fed_run(['top', '--dir', d, 'vfs', '-i', '0.05', '-c', '1',
                                      '-s', key, '--lines', '3'], os.path.join(g, '_summary'),
@@ -313,7 +318,7 @@ def test_top_all(rng):
                                        tol=total_tolerance(flat(old), flat(new)))) \
         if ok else 'rows'
     # The group's _summary did not change: nothing in the interval.
-    ok = ok and not why and rows['grp/f1'][1] == '0' and rows['grp/f1'][3:] == ['-'] * 4
+    ok = ok and not why and rows['grp/f1'][1] == '0' and rows['grp/f1'][3:] == ['-'] * 5
     H.check('top without NAME: a row per metric and per GROUP/FUNC, the interval of '
             'each', ok, (why, out, err, fed))
     # A file of the directory that is not a metric (notes, a cut copy) is
@@ -483,6 +488,7 @@ def test_top_tty():
               'count': ['aaa', 'ccc', 'ddd', 'bbb', 'eee', 'fff'],
               'name': ['aaa', 'bbb', 'ccc', 'ddd', 'eee', 'fff'],
               'max': ['ddd', 'eee', 'bbb', 'ccc', 'aaa', 'fff'],
+              'avg': ['eee', 'bbb', 'ddd', 'ccc', 'aaa', 'fff'],
               'total reversed': ['aaa', 'ccc', 'eee', 'bbb', 'ddd', 'fff']}
     t = Pty()
     try:
@@ -497,7 +503,7 @@ def test_top_tty():
                 'once, sorted by total, the resolution said', ok and counts['aaa'] == '1000' and
                 counts['fff'] == '0', (first, t.text()[-2000:]))
         for key, name in ((b'p', 'p99'), (b'c', 'count'), (b'n', 'name'), (b'm', 'max'),
-                          (b't', 'total'), (b'R', 'total reversed')):
+                          (b'a', 'avg'), (b't', 'total'), (b'R', 'total reversed')):
             # The screen that the key draws: after it.
             n = len(t.out)
             t.send(key)
@@ -571,8 +577,8 @@ def test_top_tty():
         t.send(b'q')
         rc = t.wait()
         heads = [l for l in t.frame() if l.split()[:2] == ['function', 'count']]
-        H.check('top on 80 columns: the column header whole, to "total"',
-                ok and rc == 0 and heads and heads[0].rstrip().endswith(' total')
+        H.check('top on 80 columns: the column header whole, to "avg"',
+                ok and rc == 0 and heads and heads[0].rstrip().endswith(' avg')
                 and len(heads[0].rstrip()) <= 80, t.frame())
     finally:
         t.close()
@@ -644,7 +650,7 @@ def test_top_tty():
         rows = {r[0]: r for r in t.rows()}
         H.check('top on a terminal, -c 1: the samples of the interval, then the terminal '
                 'restored', rc == 0 and not fed and rows.get('aaa', [0, 0])[1] == '700' and
-                rows.get('bbb', [0, 0])[1:] == ['0', '0.0', '-', '-', '-', '-'] and
+                rows.get('bbb', [0, 0])[1:] == ['0', '0.0', '-', '-', '-', '-', '-'] and
                 'with samples in the last' in t.frame()[0] and t.restored(),
                 (fed, t.frame(), out[-300:]))
     finally:
@@ -863,7 +869,7 @@ def test_top_narrow(rng):
             if len(set(names)) != 2:
                 bad.append('%s: the two bio_unmap_x_ functions show as %s' % (size, names))
         if cols >= 160 and head != ['function', 'count', 'rate/s', 'p50', 'p99', 'max<=',
-                                    'total']:
+                                    'total', 'avg']:
             bad.append('%s: not every column: %s' % (size, head))
     H.check('top at 50, 60, 80 and 160 columns, 3 and 4 lines: whole numbers, whole '
             'columns dropped, names told apart (cut in the middle), the header on screen',
@@ -995,7 +1001,7 @@ def pct_cols_ok(out, funcs, pcts):
     lines = out.splitlines()
     head = next((l.split() for l in lines if l.startswith('function ')), [])
     want = ['function', 'count'] + ['rate/s'] * ('rate/s' in head) + \
-        ['p%g' % q for q in pcts] + ['max<=', 'total']
+        ['p%g' % q for q in pcts] + ['max<=', 'total', 'avg']
     if head != want:
         return 'columns %s, not %s' % (head, want)
     tables = parse_tables(out)
@@ -1030,8 +1036,9 @@ def units_ok(plain, with_unit):
                 continue
             if v is None or abs(v - float(x)) > 0.01 * float(x) + 0.001:
                 bad.append('%s: %s for %s' % (w[0], y, x))
-            # max<= (the last column but total): rounded up, so that it holds.
-            elif i == len(w) - 5 and v < float(x):
+            # max<= (the last column but total and avg): rounded up, so that
+            # it holds.
+            elif i == len(w) - 6 and v < float(x):
                 bad.append('%s: max<= %s, below %s' % (w[0], y, x))
     return '; '.join(bad) if a and b else 'no table'
 
