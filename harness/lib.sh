@@ -393,6 +393,20 @@ KEPT_CHECKS=(
 	"CAMELCASE tools/kstats/kstats.h"
 )
 
+# step_init USAGE NARGS ARG...: the start of a step's file (harness/step-*.sh):
+# NARGS arguments, the first LOGS, the directory of make check's logs
+# (else USAGE and exit 2); LOGS and the paths set; grep reading every log
+# as text, whatever bytes it holds (a fuzzer writes invalid UTF-8 to the
+# console).
+step_init() {
+	local usage=$1 n=$2
+	shift 2
+	[ $# -eq "$n" ] && [ -d "$1" ] || { echo "usage: $usage" >&2; exit 2; }
+	LOGS=$1
+	set_paths
+	grep() { command grep -a "$@"; }
+}
+
 # checkpatch_clean OUTPUT: whether checkpatch's OUTPUT (run with
 # --show-types, without --terse) says clean: its own summary "total: 0
 # errors, 0 warnings, N checks, M lines checked", M > 0 (for a file

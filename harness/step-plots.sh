@@ -10,10 +10,7 @@
 # for harness/check.sh to count.
 set -u
 . "$(dirname "$0")/lib.sh"
-case $# in 2) ;; *) echo "usage: harness/step-plots.sh LOGS gnuplot|tool" >&2; exit 2 ;; esac
-LOGS=$1
-set_paths
-grep() { command grep -a "$@"; }
+step_init "harness/step-plots.sh LOGS gnuplot|tool" 2 "$@"
 tk=$TOP/tools/kstats
 
 if [ "$2" = gnuplot ]; then

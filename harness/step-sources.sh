@@ -10,11 +10,7 @@
 # verdict (harness/verdict.sh), which harness/check.sh counts.
 set -u
 . "$(dirname "$0")/lib.sh"
-[ $# -eq 1 ] && [ -d "$1" ] || { echo "usage: harness/step-sources.sh LOGS" >&2; exit 2; }
-LOGS=$1
-set_paths
-# The logs are read as text, whatever bytes they hold.
-grep() { command grep -a "$@"; }
+step_init "harness/step-sources.sh LOGS" 1 "$@"
 # fgwait CMD...: CMD, waited for with wait, which a signal interrupts.
 fgwait() { "$@" & wait $!; }
 

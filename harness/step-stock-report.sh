@@ -9,10 +9,7 @@
 # line per verdict (harness/verdict.sh), for harness/check.sh to count.
 set -u
 . "$(dirname "$0")/lib.sh"
-[ $# -eq 1 ] && [ -d "$1" ] || { echo "usage: harness/step-stock-report.sh LOGS" >&2; exit 2; }
-LOGS=$1
-set_paths
-grep() { command grep -a "$@"; }
+step_init "harness/step-stock-report.sh LOGS" 1 "$@"
 
 for series in 7.x 6.12 6.1; do
 	verdicts < "$LOGS/stock-$series.log"

@@ -9,10 +9,7 @@
 # verdict (harness/verdict.sh), which harness/check.sh counts.
 set -u
 . "$(dirname "$0")/lib.sh"
-[ $# -eq 1 ] && [ -d "$1" ] || { echo "usage: harness/step-tools.sh LOGS" >&2; exit 2; }
-LOGS=$1
-set_paths
-grep() { command grep -a "$@"; }
+step_init "harness/step-tools.sh LOGS" 1 "$@"
 
 tk=$TOP/tools/kstats
 need_pkgs gnuplot-nox prometheus prometheus-node-exporter clang libclang-rt-14-dev tmux

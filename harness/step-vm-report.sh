@@ -12,13 +12,8 @@
 # steps 2 and 4) and LOGS/torture.log (for step 6).
 set -u
 . "$(dirname "$0")/lib.sh"
-[ $# -eq 2 ] && [ -d "$1" ] || { echo "usage: harness/step-vm-report.sh LOGS VM_EXIT" >&2; exit 2; }
-LOGS=$1
+step_init "harness/step-vm-report.sh LOGS VM_EXIT" 2 "$@"
 vrc=$2
-set_paths
-# The logs are read as text, whatever bytes they hold (a fuzzer writes
-# invalid UTF-8 to the console).
-grep() { command grep -a "$@"; }
 
 # faults_selftest LOG: the self-test of the report checks. The debug VM
 # injected, last, each kernel report below after a line "kstats-selftest:
