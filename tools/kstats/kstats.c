@@ -580,14 +580,19 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		int (*main)(int argc, char **argv);
+		int own_argv;	/* its argv[0] is its name; else kstats's */
 	} subcommands[] = {
-		{ "top", top_main },		/* kstats_top.c: argv[0] is "top" */
-		{ "trace", trace_cmd },		/* kstats_trace.c, with kstats's options */
+		{ "top", top_main, 1 },		/* kstats_top.c */
+		{ "trace", trace_cmd, 0 },	/* kstats_trace.c, with kstats's options */
 	};
 	size_t i;
+	int k;
 
-	for (i = 0; argc > 1 && i < ARRAY_SIZE(subcommands); i++)
-		if (!strcmp(argv[1], subcommands[i].name))
-			return subcommands[i].main(i ? argc : argc - 1, i ? argv : argv + 1);
+	for (i = 0; argc > 1 && i < ARRAY_SIZE(subcommands); i++) {
+		if (strcmp(argv[1], subcommands[i].name))
+			continue;
+		k = subcommands[i].own_argv;
+		return subcommands[i].main(argc - k, argv + k);
+	}
 	return kstats_main(argc, argv, 0);
 }

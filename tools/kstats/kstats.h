@@ -188,8 +188,11 @@ void om_label(char *out, size_t n, const char *in);
 void om_series(const struct kstats_opt *o, const char *family, const char *labels,
 	       const struct ks_data *d, const struct ks_hist *h);
 void print_openmetrics(const struct kstats_opt *o, const struct ks_data *d, const char *input);
-/* The series of @labelsets label sets: an error above --series-max. */
-void om_series_check(const struct kstats_opt *o, size_t labelsets);
+/*
+ * The series of @labelsets label sets: an error above --series-max; with
+ * @gone (what was read cannot be read again: kstats trace 'GLOB'), said.
+ */
+void om_series_check(const struct kstats_opt *o, size_t labelsets, int gone);
 
 /* kstats_hgrm.c: --hgrm, HdrHistogram's percentile distribution */
 void print_hgrm(const struct kstats_opt *o, const struct ks_data *d, const struct ks_hist *h);

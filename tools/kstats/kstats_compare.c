@@ -335,8 +335,8 @@ static double change_pct(const struct cmp_stat *st)
 static void say_failed(const struct kstats_fail_if *r, const char *name, double pct,
 		       double lo, double hi)
 {
-	fprintf(stderr, "%s: --fail-if %s: %s changed by %+.1f%% [%+.1f%%, %+.1f%%]\n",
-		prog, r->text, name, pct, lo, hi);
+	kstats_warn("--fail-if %s: %s changed by %+.1f%% [%+.1f%%, %+.1f%%]", r->text, name,
+		    pct, lo, hi);
 }
 
 /*
@@ -397,10 +397,9 @@ int compare_inputs(const struct kstats_opt *o, const struct ks_data *a, const st
 	struct cmp_result res;
 
 	if (a->bits != b->bits) {
-		fprintf(stderr, "%s: --compare: the inputs' frac_bits differ: %s has %d, %s has %d",
-			prog, na, a->bits, nb, b->bits);
-		fprintf(stderr, "; compared at frac_bits %d, the coarsest (exact: %s)\n", bits,
-			"each of its slots is a union of finer ones");
+		kstats_warn("--compare: the inputs' frac_bits differ: %s has %d, %s has %d; %s %d, %s",
+			    na, a->bits, nb, b->bits, "compared at frac_bits", bits,
+			    "the coarsest (exact: each of its slots is a union of finer ones)");
 	}
 	compare_at(o, at_bits(&ca, ha, a->bits, bits), at_bits(&cb, hb, b->bits, bits), bits,
 		   na, nb, &res);
@@ -629,8 +628,8 @@ int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, 
 		j++;
 	}
 	if (coarse)
-		fprintf(stderr, "%s: --compare: %s\n", prog,
-			"functions of different frac_bits in A and B are compared at the coarser");
+		kstats_warn("--compare: %s",
+			    "functions of different frac_bits in A and B are compared at the coarser");
 	qsort(rows, n, sizeof(*rows), cmp_rows);
 	if (o->out == OUT_JSON) {
 		printf("{\"a\":");

@@ -18,14 +18,17 @@ static void (*cleanups[KSTATS_MAX_CLEANUPS])(void);
 
 void kstats_on_error(void (*fn)(void))
 {
-	int i;
+	int i, free_slot = -1;
 
-	for (i = 0; i < KSTATS_MAX_CLEANUPS; i++)
-		if (!cleanups[i] || cleanups[i] == fn)
-			break;
-	if (i == KSTATS_MAX_CLEANUPS)
+	for (i = 0; i < KSTATS_MAX_CLEANUPS; i++) {
+		if (cleanups[i] == fn)
+			return;		/* each once */
+		if (!cleanups[i] && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot < 0)
 		abort();	/* a fixed set of callers: a bug */
-	cleanups[i] = fn;
+	cleanups[free_slot] = fn;
 }
 
 void kstats_on_error_remove(void (*fn)(void))

@@ -239,7 +239,7 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 	closedir(dir);
 	qsort(names, n, sizeof(*names), name_cmp);
 	if (o->out == OUT_OPENMETRICS)
-		om_series_check(o, o->per_cpu ? group_cpus(path, names, n) : n);
+		om_series_check(o, o->per_cpu ? group_cpus(path, names, n) : n, 0);
 	group_begin(o, group);
 	for (i = 0; i < n; i++) {
 		p = top_printf("%s/%s", path, names[i]);
@@ -270,7 +270,7 @@ struct top *group_snapshot(const struct kstats_opt *o, const char *path)
 	int npct;
 
 	pcts = table_pcts(o, &npct);
-	t = top_new(path, NULL, 1, -1, pcts, npct);
+	t = top_new(path, NULL, 1, o->bits, pcts, npct);
 	t->strict = 1;
 	top_read(t);
 	if (t->missing)
@@ -299,7 +299,7 @@ void group_report(const struct kstats_opt *o, struct top *t, const char *group, 
 	}
 	v = top_sorted(t, SORT_NAME, 0, 0, &n);
 	if (o->out == OUT_OPENMETRICS)
-		om_series_check(o, n);
+		om_series_check(o, n, 1);
 	group_begin(o, group);
 	for (i = 0; i < n; i++) {
 		ks_data_init(&d);

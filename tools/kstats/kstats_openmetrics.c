@@ -83,7 +83,7 @@ void om_series(const struct kstats_opt *o, const char *family, const char *label
 	free(count);
 }
 
-void om_series_check(const struct kstats_opt *o, size_t labelsets)
+void om_series_check(const struct kstats_opt *o, size_t labelsets, int gone)
 {
 	unsigned int each = ks_nr_slots(o->le_bits) + 2;
 	unsigned long long n = (unsigned long long)labelsets * each;
@@ -92,7 +92,12 @@ void om_series_check(const struct kstats_opt *o, size_t labelsets)
 	 * A scrape of millions of series (1000 functions on 64 CPUs with
 	 * --per-cpu) can swamp the Prometheus server that takes it.
 	 */
-	if (o->series_max && n > (unsigned long long)o->series_max)
+	if (!o->series_max || n <= (unsigned long long)o->series_max)
+		return;
+	if (gone)
+		kstats_warn("--openmetrics: %llu series, more than --series-max %ld: %s", n,
+			    o->series_max, "written, as a trace that is gone cannot be read again");
+	else
 		die(1,
 		    "--openmetrics: %llu series (%zu label sets of %u: %s %d, _sum, _count), more than --series-max %ld; %s",
 		    n, labelsets, each, "the buckets of --le-bits", o->le_bits, o->series_max,
@@ -116,7 +121,7 @@ void print_openmetrics(const struct kstats_opt *o, const struct ks_data *d, cons
 	om_label(metric, sizeof(metric), o->name ? o->name : input);
 	for (c = 0, n = 0; o->per_cpu && c < d->ncpus; c++)
 		n += d->cpu[c].nslots > 0;
-	om_series_check(o, o->per_cpu ? n : 1);
+	om_series_check(o, o->per_cpu ? n : 1, 0);
 	printf("# HELP %s kstats latency distribution%s\n", family,
 	       o->human ? ", in seconds" : ", in the unit recorded");
 	printf("# TYPE %s histogram\n", family);

@@ -1329,6 +1329,17 @@ def test_trace_glob(rng):
                 rc == 0 and not why and cmds == ['trace fprobe:vfs_* as unit bits 1',
                                                  'remove unit'], (why, cmds, out, err))
 
+        # --openmetrics over --series-max: the trace is gone once its
+        # group is read, so written, and said.
+        kern.clear()
+        rc, out, err = H.run(wrap + ['trace', 'vfs_*', '--name', 'om', '--openmetrics',
+                                     '--series-max', '10', '--', *wait_for('om')], raw=True)
+        n = len([ln for ln in out.splitlines() if ln and not ln.startswith('#')])
+        H.check("trace 'vfs_*' --openmetrics --series-max 10: the %d series written, "
+                "the limit said on standard error" % (5 * 67),
+                rc == 0 and n == 5 * 67 and 'more than --series-max 10' in err and
+                out.endswith('# EOF\n'), (rc, n, err))
+
         kern.clear()
         rc, out, err = H.run(wrap + ['trace', 'fprobe:vfs_*', '--name', 'mine', '-n', '2',
                                      '-p', '42', '--', *wait_for('mine'), '3'], raw=True)
