@@ -81,7 +81,6 @@ report_sources() {
 		"htmldocs warnings are matched by file"
 }
 report_tools() {
-	tk=$TOP/tools/kstats
 	sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log" | grep -vE '^TOOLS_(BEGIN|END)$' |
 		grep -vE '^PASS: ' | grep -vE '^TOOL_TESTS ' || true
 	verdicts < <(sed -n '/^TOOLS_BEGIN$/,/^TOOLS_END$/p' "$LOGS/chain.log")

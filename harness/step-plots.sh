@@ -18,7 +18,7 @@ if [ -s "$LOGS/sample_kmalloc" ]; then
 	for what in pdf cdf; do
 		"$HARNESS/plot.sh" "$LOGS/sample_kmalloc" "$what" > "$LOGS/plot-$what.txt" 2>&1
 		r=$?
-		[ $r -eq 0 ] || cat "$LOGS/plot-$what.txt"
+		[ $r -eq 0 ] || quoted < "$LOGS/plot-$what.txt"
 		result $r "gnuplot $what of a captured metric"
 	done
 else
@@ -43,7 +43,7 @@ if [ -x "$tk/kstats" ]; then
 		grep -q '|sample_k' "$LOGS/plot1.txt" &&
 		[ "$(grep -v '|sample_k' "$LOGS/plot1.txt" | grep -c '\*')" -ge 3 ]
 	r=$?
-	[ $r -eq 0 ] || cat "$LOGS/plot1.txt"
+	[ $r -eq 0 ] || quoted < "$LOGS/plot1.txt"
 	result $r "kstats-plot: distribution on the terminal, with its legend and curve"
 	"$tk/kstats-plot.sh" --cdf --per-cpu "$LOGS/sample_kmalloc" "$tk/tests/corpus/two-slots" \
 		> "$LOGS/plot2.txt" 2>&1

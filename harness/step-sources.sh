@@ -47,7 +47,7 @@ done
 for f in $(git ls-files --cached --others --exclude-standard 'include/*.h' 'lib/*.c' 'kernel/*.c'); do
 	grep -q '^/\*\*' "$f" || continue
 	out=$(python3 "$SRC/scripts/kernel-doc" -none -Wall "$f" 2>&1)
-	[ -z "$out" ] || echo "$out"
+	[ -z "$out" ] || echo "$out" | quoted
 	result $([ -z "$out" ]; echo $?) "kernel-doc -Wall $f"
 done
 
@@ -88,7 +88,7 @@ result $? "CONFIG_KSTATS is a bool; CONFIG_KSTATS_TRACE is in kernel/trace/Kconf
 
 # The upstream series: applies, checkpatch clean, gives this tree.
 fgwait "$HARNESS/patches.sh" --check > "$LOGS/patches.log" 2>&1
-grep -vE '^(PASS|FAIL): ' "$LOGS/patches.log" | grep -v '^==>' || true
+grep -vE '^(PASS|FAIL): ' "$LOGS/patches.log" | grep -v '^==>' | quoted || true
 verdicts < "$LOGS/patches.log"
 # As many checkpatch verdicts as patches: patches.sh says how many.
 npatches=$(sed -n 's/^series: \([0-9]*\) patches$/\1/p' "$LOGS/patches.log")

@@ -39,7 +39,7 @@ for series in 7.x 6.12 6.1; do
 		count_selftests "$LOGS/stock-$series.log" " on Debian's $series kernel" \
 			"$TOP"/tools/testing/selftests/kstats/*test.sh
 	else
-		tail -n 40 "$LOGS/stock-$series.log"
+		tail -n 40 "$LOGS/stock-$series.log" | quoted
 		fail "kselftests on Debian's $series kernel: did not run"
 	fi
 done
@@ -57,4 +57,5 @@ for c in $cases; do
 	esac
 done
 grep -qx 'bench-peers exit 0' "$LOGS/bench-peers.log" ||
-	{ tail -n 30 "$LOGS/bench-peers.log"; fail "make bench-peers (200 calls, 1 round) exits 0"; }
+	{ tail -n 30 "$LOGS/bench-peers.log" | quoted
+	  fail "make bench-peers (200 calls, 1 round) exits 0"; }

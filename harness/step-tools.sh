@@ -16,11 +16,11 @@ need_pkgs gnuplot-nox prometheus prometheus-node-exporter clang libclang-rt-14-d
 make -s -C "$tk" clean
 make -s -C "$tk" > "$LOGS/tool-build.log" 2>&1
 r=$?
-[ $r -eq 0 ] || cat "$LOGS/tool-build.log"
+[ $r -eq 0 ] || quoted < "$LOGS/tool-build.log"
 result $r "tools/kstats builds with -Wall -Wextra -Werror"
 make -s -C "$tk" bench > "$LOGS/bench-build.log" 2>&1
 r=$?
-[ $r -eq 0 ] || cat "$LOGS/bench-build.log"
+[ $r -eq 0 ] || quoted < "$LOGS/bench-build.log"
 result $r "tools/kstats/bench: kstats_record() of include/linux/kstats.h builds natively"
 if [ -x "$tk/kstats" ]; then
 	make -s -C "$tk" test > "$LOGS/tool-tests.log" 2>&1
@@ -48,9 +48,9 @@ if make -s -C "$tk" fuzz > "$LOGS/fuzz-build.log" 2>&1; then
 	"$tk/fuzz_parse" -seed="$seed" -max_total_time="${FUZZ_SECONDS:-20}" "$LOGS/corpus" \
 		> "$LOGS/fuzz.log" 2>&1
 	r=$?
-	[ $r -eq 0 ] || tail -n 30 "$LOGS/fuzz.log"
+	[ $r -eq 0 ] || tail -n 30 "$LOGS/fuzz.log" | quoted
 	result $r "libFuzzer on the input parser, ${FUZZ_SECONDS:-20} s, seed $seed (KSTATS_SEED=$seed repeats it; $(grep -oE 'Done [0-9]+ runs' "$LOGS/fuzz.log"))"
 else
-	cat "$LOGS/fuzz-build.log"
+	quoted < "$LOGS/fuzz-build.log"
 	fail "build the fuzz target"
 fi

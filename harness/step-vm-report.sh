@@ -23,17 +23,20 @@ vrc=$2
 # from the faults module is a real failure); and a KTAP test that stopped
 # midway must be a failure.
 FAULTS=("lockdep|lockdep" "WARNING|WARNING" "hung-task|hung task" "kmemleak|kmemleak")
-# reports_agree CONSOLE NAME: whether the selftests' KS_REPORT_RE matches a
-# kernel line of CONSOLE in the phase of the injected fault NAME (after
-# "kstats-selftest: fault NAME", before the next mark of a fault).
+# reports_agree LOG NAME KIND: whether the selftests' KS_REPORT_RE
+# (kstats_lib.sh) matches the line that harness/kreports.awk classified as
+# the report (KIND) of the injected fault NAME, in harness/vm.sh's LOG.
+ks_report_re() {
+	(eval "$(grep '^KS_REPORT_RE=' "$TOP/tools/testing/selftests/kstats/kstats_lib.sh")"
+	 echo "$KS_REPORT_RE")
+}
 reports_agree() {
-	local re
-	re=$(eval "$(grep '^KS_REPORT_RE=' "$TOP/tools/testing/selftests/kstats/kstats_lib.sh")"
-	     echo "$KS_REPORT_RE")
-	[ -n "$re" ] && awk -v n="kstats-selftest: fault $2" -v re="$re" '
-		index($0, "kstats-selftest: fault") { on = index($0, n) > 0; next }
-		on && /^\[ *[0-9]+\.[0-9]+\]/ && $0 ~ re { found = 1 }
-		END { exit !found }' "$1"
+	local re line
+	re=$(ks_report_re)
+	line=$(awk -F '\t' -v n="KSTATS_FAULT_REPORT $2" -v p="FAIL: kernel report ($3) on " '
+		$1 == n && index($2, p) == 1 {
+			sub(/^FAIL: kernel report \([^)]*\) on [^ ]*: /, "", $2); print $2; exit }' "$1")
+	[ -n "$re" ] && [ -n "$line" ] && printf '%s\n' "$line" | grep -qE "$re"
 }
 faults_selftest() {
 	local log=$1 f name kind got other why
@@ -59,10 +62,14 @@ faults_selftest() {
 	# without the harness (KS_REPORT_RE in kstats_lib.sh, on dmesg after a
 	# mark; kmemleak's as ks_kmemleak prints them from its debugfs file):
 	# they must see each injected report that kreports.awk saw.
-	for name in lockdep WARNING hung-task kmemleak; do
-		reports_agree "$LOGS/console-debug.log" "$name"
-		result $? "self-test: the selftests' classifier (KS_REPORT_RE) sees the injected $name too"
+	for f in "${FAULTS[@]}"; do
+		reports_agree "$log" "${f%%|*}" "${f#*|}"
+		result $? "self-test: the selftests' classifier (KS_REPORT_RE) sees the injected ${f%%|*}'s report line too"
 	done
+	# ...and as kreports.awk, not a header in the middle of a message.
+	! printf '%s\n' "[    0.123456] RETBleed: WARNING: Spectre v2 mitigation leaves CPU vulnerable" |
+		grep -qE "$(ks_report_re)"
+	result $? "self-test: the selftests' classifier ignores a header in the middle of a message"
 	why=$(ktap_of "$log" kstats_stops_test.sh | ktap_problem)
 	if [ "$why" = "ran 1 of 3 tests" ]; then
 		pass "self-test: a KTAP test that stops midway is \"FAIL: kselftest kstats_stops_test.sh: $why\""
@@ -133,7 +140,7 @@ for bits, possible, values, lines in blocks:
         print('FAIL: ' + name)
 PY
 r=$?
-grep -vE '^PASS: ' "$LOGS/gen.log" || true
+grep -vE '^(PASS|FAIL): ' "$LOGS/gen.log" | quoted || true
 verdicts < "$LOGS/gen.log"
 [ $r -eq 0 ] || fail "kstats_gen.py against the kernel: the comparison exits $r"
 expect_verdicts "$LOGS/gen.log" "kstats_gen.py against the kernel" \

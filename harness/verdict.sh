@@ -20,11 +20,16 @@ result() { if [ "$1" -eq 0 ]; then pass "$2"; else fail "$2"; fi; }
 # kselftest, a KUnit suite's totals), added here and said on a line
 # "COUNTED: P F S" that verdicts adds up when it reads a step's log.
 counted() {
-	V_PASSED=$((V_PASSED + $1))
-	V_FAILED=$((V_FAILED + $2))
-	V_SKIPPED=$((V_SKIPPED + $3))
-	echo "COUNTED: $1 $2 $3"
+	V_PASSED=$((V_PASSED + ${1:-0}))
+	V_FAILED=$((V_FAILED + ${2:-0}))
+	V_SKIPPED=$((V_SKIPPED + ${3:-0}))
+	echo "COUNTED: ${1:-0} ${2:-0} ${3:-0}"
 }
+
+# quoted: standard input with the lines that would read as verdicts
+# indented: a log shown in a step's output, which check.sh counts, is not
+# counted again.
+quoted() { sed -E 's/^(PASS|FAIL|SKIP|COUNTED):/  &/'; }
 
 # verdict_summary: "N passed, N failed, N skipped"; false if one failed.
 verdict_summary() {
