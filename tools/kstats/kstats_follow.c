@@ -77,8 +77,9 @@ static void follow_print(const struct kstats_opt *o, const struct ks_data *d, co
 			snprintf(clock, sizeof(clock), "-");
 		printf("%-8s %8ld %10llu %10.1f", clock, i, (unsigned long long)st.n, st.n / secs);
 		for (k = 0; k < o->npct; k++)
-			printf(" %11s",
-			       st.n ? fmt_val(x, sizeof(x), st.pct[k].value, o->human) : "-");
+			printf(" %11s", !st.n ? "-" :
+			       fmt_in_slot(x, sizeof(x), st.pct[k].value, st.pct[k].lo,
+					   st.pct[k].hi, o->human));
 		printf(" %11s",
 		       st.n ? fmt_hi(x, sizeof(x), ks_slot_max(st.last, d->bits), o->human) : "-");
 		printf(" %11s", fmt_val(x, sizeof(x), st.sum, o->human));

@@ -189,24 +189,33 @@ const char *fmt_hi3(char *buf, size_t n, uint64_t v, int unit)
 /*
  * A value known to lie in [@lo, @hi] (a slot's mean, for a percentile),
  * printed to what that resolution supports: the fewest significant
- * digits (3 at most with a @unit) whose rounding of @v still lies in the
- * slot. A slot 50% wide (frac_bits 1) gives 161718 as 160000, one 3%
- * wide (frac_bits 5) as 162000.
+ * digits whose rounding of @v still lies in the slot, in @unit (scaled as
+ * fmt_val() scales) or plain. A slot 50% wide (frac_bits 1) gives 161718
+ * as 160000, one 3% wide (frac_bits 5) as 160000 too, one 0.3% wide
+ * (frac_bits 8) as 161700. Exact in integers up to 2^64 - 1.
  */
 const char *fmt_in_slot(char *buf, size_t n, double v, uint64_t lo, uint64_t hi, int unit)
 {
-	uint64_t vi = v > 0 ? (uint64_t)llround(v) : 0, m, p;
-	int k = ndigits(vi), d;
+	uint64_t vi, m, p;
+	int k, d, e;
 
-	for (d = 1; d <= (unit ? 3 : k); d++) {
-		p = d < k ? pow10u(k - d) : 1;
-		m = (vi + p / 2) / p;
-		if (m * p < lo || m * p > hi)
+	vi = !(v > 0) ? 0 : v >= 0x1p64 ? UINT64_MAX : (uint64_t)(v + 0.5);
+	vi = vi < lo ? lo : vi > hi ? hi : vi;
+	k = ndigits(vi);
+	for (d = 1; d <= k; d++) {
+		p = pow10u(k - d);
+		m = vi / p + (vi % p >= p - p / 2);
+		/* Rounded up past 2^64 - 1, or out of the slot. */
+		if (m > UINT64_MAX / p || m * p < lo || m * p > hi)
 			continue;
-		if (unit)
-			return fmt_digits(buf, n, 0, m, d < k ? k - d : 0, unit - 1);
-		snprintf(buf, n, "%llu", (unsigned long long)(m * p));
-		return buf;
+		if (!unit) {
+			snprintf(buf, n, "%llu", (unsigned long long)(m * p));
+			return buf;
+		}
+		/* 995 rounded to 1 digit is 10 x 100: 1 us, not 1.0 us. */
+		for (e = k - d; m && m % 10 == 0; e++)
+			m /= 10;
+		return fmt_digits(buf, n, 0, m, e, unit - 1);
 	}
 	return fmt_val(buf, n, v, unit);
 }

@@ -1149,6 +1149,12 @@ def test_hgrm(rng):
                                                    '1/(1-Percentile)'), '']:
             bad.append('header %r' % lines[:2])
         rows = [ln.split() for ln in lines[2:] if not ln.startswith('#')]
+        # HdrHistogram's first row: the lowest slot at percentile 0.
+        first = sum(1 for v in values if gen.slot_of(v, bits) == slots[0])
+        if rows[:1] != [['%.3f' % gen.slot_max(slots[0], bits), '0.000000000000',
+                         str(first), '1.00']]:
+            bad.append('first row %s' % rows[:1])
+        rows = rows[1:]
         if len(rows) != len(slots):
             bad.append('%d rows for %d non-empty slots' % (len(rows), len(slots)))
         cum = 0
@@ -1169,7 +1175,11 @@ def test_hgrm(rng):
         check('--hgrm at frac_bits %d: a row per non-empty slot, bounds, fractions and '
               'counts right, the footer' % bits, rc == 0 and not bad, (bad, out[:400], err))
     rc, out2, err = run(['--hgrm', '-u', 'us', path])
-    vals = [float(ln.split()[0]) for ln in out2.splitlines()[2:] if ln and not ln.startswith('#')]
+    vals = [float(ln.split()[0]) for ln in out2.splitlines()[3:] if ln and not ln.startswith('#')]
+    top = write('hgrm-top', gen.render({0: [2 ** 64 - 1] * 3}, 1))
+    rc, out3, err = run(['--hgrm', top])
+    check('--hgrm: 2^64 - 1 exactly, as the rows\' value and the max',
+          rc == 0 and out3.count('18446744073709551615.000') == 3, out3)
     gdir = os.path.join(TMP, 'hgrm-group')
     gen.write_group(gdir, {'a': {0: [5, 6]}}, 1)
     check('--hgrm -u us: the values in milliseconds, to the nanosecond',
@@ -2064,6 +2074,14 @@ def test_rows_time_total(rng):
     check('interval --rows -u ns: the total with its unit, to 3 significant digits',
           rc == 0 and not fed and abs(total / want[0] - 1) < 0.005 and
           sig_digits(' '.join(rows[1].split()[-4:-2])) == 3, (total, want[0], out, err))
+    # The percentiles as a table's: the digits their slot supports (#43.8).
+    snaps = [gen.render({0: [161718] * n}, b) for b, n in ((1, 10), (1, 20))]
+    rc, out, err, fed = follow_reads(['--rows', '-p', '50', '--interval', '0.2', '--count', '1'],
+                                     snaps)
+    rows = out.splitlines()
+    check('interval --rows at frac_bits 1: p50 160000 for samples of 161718, as the tables',
+          rc == 0 and not fed and len(rows) == 2 and rows[1].split()[4] == '160000',
+          (out, err))
 
 
 def main():
