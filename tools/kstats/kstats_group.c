@@ -185,6 +185,25 @@ static size_t group_cpus(const char *path, char **names, size_t n)
 }
 
 /*
+ * The rows of the group at @path, read once, strictly (malformed text is
+ * an error); an error that names @who (the subcommand) if it cannot be.
+ */
+static struct top *group_read(const struct kstats_opt *o, const char *path, const char *who)
+{
+	const double *pcts;
+	struct top *t;
+	int npct;
+
+	pcts = table_pcts(o, &npct);
+	t = top_new(path, NULL, 1, o->bits, pcts, npct);
+	t->strict = 1;
+	top_read(t);
+	if (t->missing)
+		kstats_die(1, "%s%s: %s", who, path, strerror(t->missing));
+	return t;
+}
+
+/*
  * kstats [options] DIR, DIR a group's: the table of its functions from
  * its _summary; or each function's file in the format asked.
  */
@@ -194,9 +213,8 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 	size_t n = 0, i, k = 0;
 	struct dirent *e;
 	struct ks_data d;
-	const double *pcts;
 	struct top *t;
-	int bits, npct;
+	int bits;
 	FILE *f;
 	DIR *dir;
 
@@ -207,12 +225,7 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 		kstats_usage_error("--cpu: not with a group's table: %s (%s: each function's)",
 				   "its _summary has no CPUs", "--json, --csv or --hist");
 	if (kstats_group_table(o)) {
-		pcts = table_pcts(o, &npct);
-		t = top_new(path, NULL, 1, o->bits, pcts, npct);
-		t->strict = 1;
-		top_read(t);
-		if (t->missing)
-			kstats_die(1, "%s: %s", path, strerror(t->missing));
+		t = group_read(o, path, "");
 		/* As a metric's slots and means, the bits of _summary fit --bits or not. */
 		if (o->bits >= 0 && t->bits >= 0 && t->bits != o->bits)
 			kstats_die(2, "%s: inconsistent input: %s %d, not %d (--bits)", path,
@@ -265,17 +278,7 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 
 struct top *group_snapshot(const struct kstats_opt *o, const char *path)
 {
-	const double *pcts;
-	struct top *t;
-	int npct;
-
-	pcts = table_pcts(o, &npct);
-	t = top_new(path, NULL, 1, o->bits, pcts, npct);
-	t->strict = 1;
-	top_read(t);
-	if (t->missing)
-		kstats_die(1, "trace: %s: %s", path, strerror(t->missing));
-	return t;
+	return group_read(o, path, "trace: ");
 }
 
 /*
