@@ -166,6 +166,9 @@ void print_per_cpu(const struct kstats_opt *o, const struct ks_data *d);
 
 /* kstats_hist.c: --hist */
 void print_hist(const struct kstats_opt *o, const struct ks_hist *hist, int hbits);
+/* The same into @f, within @cols columns; @compact: runs of empty slots a row. */
+void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist, int hbits,
+		int cols, int compact);
 
 /* kstats_json.c: --json */
 void json_stats(const struct kstats_opt *o, const struct ks_data *d, const struct ks_hist *h,

@@ -65,7 +65,7 @@ static const char *hist_marks(const struct kstats_opt *o, char *buf, size_t n,
 }
 
 /* The legend, its clauses joined on a line as long as they fit @cols. */
-static void hist_legend(const struct hist_glyphs *g, double scale, int cols)
+static void hist_legend(FILE *f, const struct hist_glyphs *g, double scale, int cols)
 {
 	char c[3][96];
 	int i, len = 0;
@@ -78,13 +78,13 @@ static void hist_legend(const struct hist_glyphs *g, double scale, int cols)
 		int w = (int)strlen(c[i]) - (i < 2 ? (int)strlen(g->dark) - 1 : 0);
 
 		if (len && len + 2 + w > cols) {
-			putchar('\n');
+			fputc('\n', f);
 			len = 0;
 		}
-		printf("%s%s", len ? "; " : "", c[i]);
+		fprintf(f, "%s%s", len ? "; " : "", c[i]);
 		len += (len ? 2 : 0) + w;
 	}
-	putchar('\n');
+	fputc('\n', f);
 }
 
 /* The smallest of 1, 2 and 5 times a power of 10 that is @x or more. */
@@ -100,16 +100,16 @@ static double nice_up(double x)
 }
 
 /*
- * The exact bounds of slot @s: "[lo, hi]"; with a unit, said once when
+ * The exact bounds of slots @s to @e: "[lo, hi]"; with a unit, said once when
  * both bounds are in the same one ("[106.496, 114.687] us").
  */
-static const char *slot_range(char *buf, size_t n, size_t s, int bits, int unit)
+static const char *slot_range(char *buf, size_t n, size_t s, size_t e, int bits, int unit)
 {
 	char lo[48], hi[48];
 	const char *ul, *uh;
 
 	fmt_exact(lo, sizeof(lo), ks_slot_min(s, bits), unit);
-	fmt_exact(hi, sizeof(hi), ks_slot_max(s, bits), unit);
+	fmt_exact(hi, sizeof(hi), ks_slot_max(e, bits), unit);
 	ul = strchr(lo, ' ');
 	uh = strchr(hi, ' ');
 	if (ul && uh && !strcmp(ul, uh)) {
@@ -121,6 +121,21 @@ static const char *slot_range(char *buf, size_t n, size_t s, int bits, int unit)
 }
 
 /*
+ * The last slot of the row that starts at slot @s: @s, or with @compact
+ * the last of a run of 3 empty slots or more (up to @last).
+ */
+static size_t row_end(const struct ks_hist *h, size_t s, size_t last, int compact)
+{
+	size_t e = s;
+
+	if (!compact || h->count[s])
+		return s;
+	while (e + 1 <= last && !h->count[e + 1])
+		e++;
+	return e - s >= 2 ? e : s;
+}
+
+/*
  * As funclatency and bpftrace print a histogram: a row per slot from the
  * first non-empty one to the last, empty ones included (a gap between two
  * modes shows), each labelled with its exact range. Its bar: a dark part
@@ -129,11 +144,14 @@ static const char *slot_range(char *buf, size_t n, size_t s, int bits, int unit)
  * scale said above the rows; continued in light shade up to the
  * cumulative fraction (the full bar is 100%). The bar is closed, then the
  * count, the cumulative % and the percentiles that fall in the slot. With
- * --log2, the slots of frac_bits 0: one octave each.
+ * --log2, the slots of frac_bits 0: one octave each. Into @f, within
+ * @cols columns (kstats top's view of a function, the terminal's width);
+ * with @compact, a run of 3 empty slots or more is one row, for a screen.
  */
-void print_hist(const struct kstats_opt *o, const struct ks_hist *hist, int hbits)
+void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist, int hbits,
+		int cols, int compact)
 {
-	int bits = o->log2 ? 0 : hbits, width, rangew = 7, markw = 0, countw = 5, cols, i;
+	int bits = o->log2 ? 0 : hbits, width, rangew = 7, markw = 0, countw = 5, i;
 	const struct ks_hist *h = hist;
 	struct ks_hist coarse = { 0 };
 	double dmax = 0, scale = 1;
@@ -141,7 +159,7 @@ void print_hist(const struct kstats_opt *o, const struct ks_hist *hist, int hbit
 	struct hist_glyphs g;
 	struct stats st;
 	char r[112], m[256];
-	size_t s;
+	size_t s, e;
 
 	if (o->log2 && hbits > 0) {
 		coarsen(&coarse, hist, hbits, 0);
@@ -153,8 +171,9 @@ void print_hist(const struct kstats_opt *o, const struct ks_hist *hist, int hbit
 		if (h->count[s])
 			dmax = fmax(dmax, h->count[s] / octaves(s, bits));
 	}
-	for (s = st.first; n && s <= (size_t)st.last; s++) {
-		rangew = fmax(rangew, strlen(slot_range(r, sizeof(r), s, bits, o->human)));
+	for (s = st.first; n && s <= (size_t)st.last; s = e + 1) {
+		e = row_end(h, s, st.last, compact);
+		rangew = fmax(rangew, strlen(slot_range(r, sizeof(r), s, e, bits, o->human)));
 		markw = fmax(markw, strlen(hist_marks(o, m, sizeof(m), &st, s, bits)));
 		countw = fmax(countw, snprintf(m, sizeof(m), "%llu",
 					       (unsigned long long)h->count[s]));
@@ -166,7 +185,6 @@ void print_hist(const struct kstats_opt *o, const struct ks_hist *hist, int hbit
 	 */
 	if (markw)
 		markw = fmax(markw, strlen("  percentiles"));
-	cols = term_width();
 	width = cols - rangew - 3 - (1 + countw) - 8 - markw;
 	if (width < 4)
 		width = 4;
@@ -175,13 +193,14 @@ void print_hist(const struct kstats_opt *o, const struct ks_hist *hist, int hbit
 	if (dmax > 0)
 		scale = nice_up(dmax / (width / 2));
 	if (o->cpu >= 0)
-		printf("cpu %ld\n", o->cpu);
-	hist_legend(&g, scale, cols);
-	printf("%*s %s%*s%s %*s %7s%s\n", rangew, "range", g.frame, width, "", g.frame,
-	       countw, "count", "cum%", markw ? "  percentiles" : "");
-	for (s = st.first; n && s <= (size_t)st.last; s++) {
+		fprintf(f, "cpu %ld\n", o->cpu);
+	hist_legend(f, &g, scale, cols);
+	fprintf(f, "%*s %s%*s%s %*s %7s%s\n", rangew, "range", g.frame, width, "", g.frame,
+		countw, "count", "cum%", markw ? "  percentiles" : "");
+	for (s = st.first; n && s <= (size_t)st.last; s = e + 1) {
 		int bar, cdf;
 
+		e = row_end(h, s, st.last, compact);
 		cum += h->count[s];
 		bar = (int)(h->count[s] / octaves(s, bits) / scale + 0.5);
 		/*
@@ -191,12 +210,19 @@ void print_hist(const struct kstats_opt *o, const struct ks_hist *hist, int hbit
 		cdf = h->count[s] ? (int)((double)cum / n * width + 0.5) : 0;
 		if (h->count[s] && !bar && !cdf)
 			cdf = 1;
-		printf("%*s %s", rangew, slot_range(r, sizeof(r), s, bits, o->human), g.frame);
+		fprintf(f, "%*s %s", rangew, slot_range(r, sizeof(r), s, e, bits, o->human),
+			g.frame);
 		for (i = 0; i < width; i++)
-			fputs(i < bar ? g.dark : i < cdf ? g.light : " ", stdout);
-		printf("%s %*llu %6.2f%%%s\n", g.frame, countw, (unsigned long long)h->count[s],
-		       100.0 * cum / n, hist_marks(o, m, sizeof(m), &st, s, bits));
+			fputs(i < bar ? g.dark : i < cdf ? g.light : " ", f);
+		fprintf(f, "%s %*llu %6.2f%%%s\n", g.frame, countw, (unsigned long long)h->count[s],
+			100.0 * cum / n, hist_marks(o, m, sizeof(m), &st, s, bits));
 	}
 	free(coarse.count);
 	free(coarse.sum);
+}
+
+/* hist_write() on standard output, within the terminal's width. */
+void print_hist(const struct kstats_opt *o, const struct ks_hist *hist, int hbits)
+{
+	hist_write(stdout, o, hist, hbits, term_width(), 0);
 }

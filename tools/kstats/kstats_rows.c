@@ -431,54 +431,79 @@ static int read_all(struct top *t)
 }
 
 /*
- * The samples of @r between its last two reads: the difference of each
- * slot, and of its sum (the means are printed rounded down: the mean of a
- * difference is kept within its slot, as kstats --diff keeps it). Fewer
- * samples than the read before (a reset, or a group removed and made
- * again) count from nothing. The percentiles are those of every output
- * (kstats_percentile()), of these differences.
+ * The samples between @a and @b, two reads of a row (frac_bits @bits),
+ * into @d (*@dcap slots allocated), with their count, sum and last slot:
+ * the difference of each slot, and of its sum (the means are printed
+ * rounded down: the mean of a difference is kept within its slot, as
+ * kstats --diff keeps it). Fewer samples than the read before (a reset,
+ * or a group removed and made again) count from nothing. The percentiles
+ * are those of every output (kstats_percentile()), of these differences.
  */
-static void row_interval(struct row *r, const double *pct, int pct_n)
+static void row_delta(const struct ks_hist *a, const struct ks_hist *b, int bits,
+		      struct ks_hist *d, size_t *dcap, uint64_t *count, double *total,
+		      size_t *last)
 {
-	static struct ks_hist d;
-	static size_t dcap;
-	const struct ks_hist *a = &r->hist[r->cur], *b = &r->hist[!r->cur];
-	int bits = r->bits[!r->cur], reset = 0, k;
-	size_t s, last = 0;
+	size_t s;
+	int reset = 0;
 
 	for (s = 0; s < a->nslots && !reset; s++)
 		reset = a->count[s] > (s < b->nslots ? b->count[s] : 0);
-	if (b->nslots > dcap) {
-		dcap = b->nslots;
-		d.count = top_alloc(d.count, dcap * sizeof(*d.count));
-		d.sum = top_alloc(d.sum, dcap * sizeof(*d.sum));
+	if (b->nslots > *dcap) {
+		*dcap = b->nslots;
+		d->count = top_alloc(d->count, *dcap * sizeof(*d->count));
+		d->sum = top_alloc(d->sum, *dcap * sizeof(*d->sum));
 	}
-	d.nslots = b->nslots;
-	r->n = 0;
-	r->total = 0;
+	d->nslots = b->nslots;
+	*count = 0;
+	*total = 0;
+	*last = 0;
 	for (s = 0; s < b->nslots; s++) {
 		int old = !reset && s < a->nslots;
 		uint64_t n = b->count[s] - (old ? a->count[s] : 0);
 		double mean, lo, hi;
 
-		d.count[s] = n;
-		d.sum[s] = 0;
+		d->count[s] = n;
+		d->sum[s] = 0;
 		if (!n)
 			continue;
 		mean = (b->sum[s] - (old ? a->sum[s] : 0)) / n;
 		lo = ks_slot_min(s, bits);
 		hi = ks_slot_max(s, bits);
 		mean = mean < lo ? lo : mean > hi ? hi : mean;
-		d.sum[s] = mean * n;
-		r->n += n;
-		r->total += d.sum[s];
-		last = s;
+		d->sum[s] = mean * n;
+		*count += n;
+		*total += d->sum[s];
+		*last = s;
 	}
+}
+
+static struct ks_hist delta;
+static size_t delta_cap;
+
+static void row_interval(struct row *r, const double *pct, int pct_n)
+{
+	int bits = r->bits[!r->cur], k;
+	size_t last;
+
+	row_delta(&r->hist[r->cur], &r->hist[!r->cur], bits, &delta, &delta_cap, &r->n,
+		  &r->total, &last);
 	if (r->n) {
 		for (k = 0; k < pct_n; k++)
-			r->pct[k] = kstats_percentile(&d, r->n, pct[k]);
+			r->pct[k] = kstats_percentile(&delta, r->n, pct[k]);
 		r->max = ks_slot_max(last, bits);
 	}
+}
+
+const struct ks_hist *row_hist(const struct row *r, int *bits)
+{
+	uint64_t n;
+	double total;
+	size_t last;
+
+	*bits = r->bits[r->cur];
+	row_delta(&r->hist[!r->cur], &r->hist[r->cur], *bits, &delta, &delta_cap, &n, &total,
+		  &last);
+	return &delta;
 }
 
 /*
@@ -518,9 +543,15 @@ int top_read(struct top *t)
 		return -1;
 	}
 	for (i = 0; i < t->nrows; i++) {
-		row_interval(&t->rows[i], t->pct, t->npct);
-		t->rows[i].cur = !t->rows[i].cur;
+		struct row *r = &t->rows[i];
+		int now = r->seen == t->gen;
+
+		row_interval(r, t->pct, t->npct);
+		r->cur = !r->cur;
+		r->mark = now && !r->listed && t->reads ? '+' : !now && r->listed ? '-' : ' ';
+		r->listed = now;
 	}
+	t->reads++;
 	return 0;
 }
 
@@ -641,6 +672,10 @@ struct row **top_sorted(struct top *t, enum kstats_sort sort, int sort_pct, int 
 		if (t->rows[i].seen == t->gen)
 			v[(*n)++] = &t->rows[i];
 	qsort_r(v, *n, sizeof(*v), row_cmp, &ord);
+	/* The rows gone since the read before, after the others. */
+	for (i = 0; t->show_gone && i < t->nrows; i++)
+		if (t->rows[i].mark == '-' && t->rows[i].seen != t->gen)
+			v[(*n)++] = &t->rows[i];
 	return v;
 }
 

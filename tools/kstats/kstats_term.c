@@ -81,15 +81,24 @@ int screen_left(void)
 	return screen_lines;
 }
 
-/* A line of the screen: cut to its width, without control characters. */
+/*
+ * A line of the screen: cut to its width, without control characters; a
+ * character of UTF-8 (the blocks of a histogram's bars) is one column.
+ */
 void screen_line(const char *s, int cols, const char *attr)
 {
-	int i;
+	int i, col = 0;
 
 	if (attr)
 		fputs(attr, stdout);
-	for (i = 0; s[i] && i < cols; i++)
-		putchar((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
+	for (i = 0; s[i]; i++) {
+		unsigned char c = s[i];
+
+		/* A continuation byte takes no column of its own. */
+		if ((c & 0xc0) != 0x80 && col++ == cols)
+			break;
+		putchar(c < 0x20 || c == 0x7f ? '?' : c);
+	}
 	/* The screen's last line ends without a newline, which would scroll it. */
 	if (attr)
 		fputs("\033[m", stdout);

@@ -7,7 +7,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -29,10 +31,20 @@ static double mono_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* What the keys of kstats top toggle besides the sort. */
+/* What the keys of kstats top change besides the sort. */
 struct top_screen {
 	int paused;		/* P: no reads until P again */
 	int help;		/* ?: the keys' help instead of the table */
+	int view;		/* Enter: the histogram of the selected row */
+	long sel;		/* the selected row, an index of t->rows; -1: none yet */
+	size_t pos;		/* its place in the rows shown */
+	size_t first;		/* the first row shown: the table scrolled */
+	long move;		/* the cursor's move that keys asked for */
+	int page;		/* rows of the table on the screen */
+	/* /: the rows whose names hold the filter (or match it, a glob). */
+	char filter[128];
+	int editing;		/* the filter's text typed, not applied yet */
+	char edit[128];
 };
 
 /* The help that ? shows, a line each. */
@@ -42,67 +54,198 @@ static const char * const top_keys_help[] = {
 	"  p  sort by the last percentile        n  sort by name",
 	"  m  sort by max<=                      a  sort by avg",
 	"  R  reverse the sort",
+	"  Up, Down (k, j), PgUp, PgDn, Home, End: move the cursor; the table scrolls",
+	"  Enter  the histogram of the function under the cursor (Enter or Esc: back)",
+	"  /  filter: the functions whose names hold the text typed, or match it",
+	"     (a glob of * ? [...]); Enter applies it, Esc cancels, empty: no filter",
 	"  P  pause: no reads until P again      q  quit",
+	"Marks before a name: + new since the read before (traced since), - gone",
 	NULL
 };
 
+/* The rows that the filter lets through, kept in @v's order: their count. */
+static size_t top_filter(const struct top_screen *scr, struct row **v, size_t n)
+{
+	size_t i, k = 0;
+	int glob = !!strpbrk(scr->filter, "*?[");
+
+	if (!scr->filter[0])
+		return n;
+	for (i = 0; i < n; i++)
+		if (glob ? !fnmatch(scr->filter, v[i]->shown, 0) :
+		    !!strstr(v[i]->shown, scr->filter))
+			v[k++] = v[i];
+	return k;
+}
+
+/*
+ * The cursor on the rows @v shown (@n): the selected row kept where it
+ * went when sorted again, its place when it left; moved as the keys asked;
+ * the table scrolled to show it among @page rows.
+ */
+static void top_cursor(struct top_screen *scr, struct top *t, struct row **v, size_t n,
+		       int page)
+{
+	size_t i;
+	long p;
+
+	for (i = 0; i < n && scr->sel >= 0; i++)
+		if (v[i] == &t->rows[scr->sel])
+			break;
+	p = i < n && scr->sel >= 0 ? (long)i : (long)scr->pos;
+	if (scr->move > (long)n || scr->move < -(long)n)
+		scr->move = scr->move > 0 ? (long)n : -(long)n;
+	p += scr->move;
+	scr->move = 0;
+	p = p >= (long)n ? (long)n - 1 : p;
+	p = p < 0 ? 0 : p;
+	scr->pos = p;
+	scr->sel = n ? v[p] - t->rows : -1;
+	scr->page = page > 0 ? page : 1;
+	if (scr->pos < scr->first)
+		scr->first = scr->pos;
+	if (page > 0 && scr->pos >= scr->first + page)
+		scr->first = scr->pos - page + 1;
+	if (scr->first + page > n)
+		scr->first = n > (size_t)page ? n - page : 0;
+}
+
+/* The screen's first line: what is shown, over what time, in what order. */
+static void draw_header(const struct kstats_opt *o, const struct top_screen *scr,
+			struct top *t, const char *name, double secs, int cols)
+{
+	size_t called, listed = top_listed(t, &called);
+	char when[64], buf[1024];
+
+	if (secs > 0)
+		snprintf(when, sizeof(when), "in the last %.2f s", secs);
+	else
+		snprintf(when, sizeof(when), "since the start");
+	snprintf(buf, sizeof(buf),
+		 "kstats top%s: %s %s, %zu %s, %zu with samples %s, sort: %s%s, bits %s",
+		 scr->paused ? " (paused)" : "",
+		 t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
+		 listed, t->path && t->group ? "functions" : "metrics", called, when,
+		 sort_name(o), o->reverse ? " reversed" : "", top_bits(t, 1));
+	screen_line(buf, cols, NULL);
+}
+
+/* Enter: the histogram of the selected row, its interval's samples. */
+static void draw_view(const struct kstats_opt *o, const struct row *r, int cols)
+{
+	char cell[TOP_COLS][TOP_CELL], buf[1024], *text = NULL, *line, *nl;
+	const struct ks_hist *h;
+	size_t size = 0;
+	int bits, npct, i, k;
+	const double *pcts = table_pcts(o, &npct);
+	struct kstats_opt ho;
+	FILE *f;
+
+	row_cells(o, r, 0, cell);
+	k = snprintf(buf, sizeof(buf), "%s: count %s", r->shown, cell[0]);
+	for (i = 0; i < npct && k < (int)sizeof(buf); i++) {
+		char q[32];
+
+		k += snprintf(buf + k, sizeof(buf) - k, ", p%s %s",
+			      pct_name(q, sizeof(q), pcts[i]), cell[2 + i]);
+	}
+	if (k < (int)sizeof(buf))
+		snprintf(buf + k, sizeof(buf) - k, ", max<= %s, total %s, avg %s%s",
+			 cell[2 + npct], cell[3 + npct], cell[4 + npct],
+			 r->mark == '-' ? " (gone)" : "");
+	screen_line(buf, cols, NULL);
+	if (!r->n) {
+		if (screen_left() > 0)
+			screen_line("no samples in this interval", cols, NULL);
+		return;
+	}
+	/* The percentiles marked are the table's columns. */
+	ho = *o;
+	ho.npct = npct;
+	memcpy(ho.pct, pcts, npct * sizeof(*pcts));
+	h = row_hist(r, &bits);
+	f = open_memstream(&text, &size);
+	if (!f)
+		kstats_die(1, "out of memory");
+	hist_write(f, &ho, h, bits, cols, 1);
+	if (fclose(f))
+		kstats_die(1, "out of memory");
+	for (line = text; *line && screen_left() > 0; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = line + strlen(line) - 1;
+		else
+			*nl = '\0';
+		screen_line(line, cols, NULL);
+	}
+	free(text);
+}
+
 /*
  * The screen: what is shown, the keys, and the table, as many rows as the
- * terminal has room for, every line within its width (whole columns left
- * out where they do not fit); on a terminal of fewer than 4 lines, the
- * header and the column heads first.
+ * terminal has room for from the first scrolled to, every line within its
+ * width (whole columns left out where they do not fit); on a terminal of
+ * fewer than 4 lines, the header and the column heads first. A mark
+ * before each name: + new, - gone; the selected row in reverse video.
  */
-static void draw(const struct kstats_opt *o, const struct top_screen *scr, struct top *t,
+static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top *t,
 		 const char *name, double secs)
 {
 	static const char * const heads[] = { "count", "rate/s" };
-	size_t n, i, called, listed = top_listed(t, &called);
-	int rows, cols, namew = 8, ncol, npct, c, k, w[TOP_COLS], keep[TOP_COLS], left;
+	size_t n, i, shown;
+	int rows, cols, namew = 8, ncol, npct, c, k, w[TOP_COLS], keep[TOP_COLS], left, page;
 	struct row **v = top_sorted(t, o->sort, o->sort_pct, o->reverse, &n);
-	char buf[1024], (*cell)[TOP_COLS][TOP_CELL];
+	char buf[1024], (*cell)[TOP_COLS][TOP_CELL], filter[sizeof(scr->filter) + 64] = "";
 	char head[TOP_COLS][TOP_CELL];
 	const double *pcts = table_pcts(o, &npct);
 
 	term_size(&rows, &cols);
 	screen_begin(rows);
-	if (secs > 0)
-		snprintf(buf, sizeof(buf),
-			 "kstats top%s: %s %s, %zu %s, %zu with samples in the last %.2f s, sort: %s%s, bits %s",
-			 scr->paused ? " (paused)" : "",
-			 t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
-			 listed, t->path && t->group ? "functions" : "metrics", called, secs,
-			 sort_name(o), o->reverse ? " reversed" : "", top_bits(t, 1));
-	else
-		snprintf(buf, sizeof(buf),
-			 "kstats top%s: %s %s, %zu %s, %zu with samples since the start, sort: %s%s, bits %s",
-			 scr->paused ? " (paused)" : "",
-			 t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
-			 listed, t->path && t->group ? "functions" : "metrics", called,
-			 sort_name(o), o->reverse ? " reversed" : "", top_bits(t, 1));
-	screen_line(buf, cols, NULL);
+	if (o->lines > 0 && (size_t)o->lines < n)
+		n = o->lines;
+	shown = top_filter(scr, v, n);
+	draw_header(o, scr, t, name, secs, cols);
+	/* The rows of the table: the screen less 3 lines (2 below 4 lines). */
+	page = rows - (rows >= 4 ? 3 : 2);
+	top_cursor(scr, t, v, shown, page);
+	/* A filter is said first on the keys' line: what the table leaves out. */
+	if (scr->filter[0])
+		snprintf(filter, sizeof(filter), "filter '%s': %zu of %zu shown; ", scr->filter,
+			 shown, n);
 	/* The keys' line goes first when lines are short. */
 	if (rows >= 4) {
-		if (t->missing)
+		if (scr->editing)
+			snprintf(buf, sizeof(buf), "filter (Enter apply, Esc cancel): %s_",
+				 scr->edit);
+		else if (scr->view)
+			snprintf(buf, sizeof(buf),
+				 "keys: Enter or Esc the table, Up/Down another function, P pause, q quit");
+		else if (t->missing)
 			snprintf(buf, sizeof(buf), "%s: %s; waiting for it", top_what(t, name),
 				 strerror(t->missing));
 		else
 			snprintf(buf, sizeof(buf),
-				 "keys: t total, p %s, c count, n name, m max, a avg, R reverse, P pause, ? help, q quit",
-				 pct_key_name(o));
+				 "%skeys: t total, p %s, c count, n name, m max, a avg, R reverse, / filter, Enter histogram, P pause, ? help, q quit",
+				 filter, pct_key_name(o));
 		screen_line(buf, cols, NULL);
 	}
-	if (scr->help) {
-		for (i = 0; top_keys_help[i] && screen_left() > 0; i++)
-			screen_line(top_keys_help[i], cols, NULL);
+	if (scr->help || (scr->view && scr->sel >= 0)) {
+		if (scr->help) {
+			for (i = 0; top_keys_help[i] && screen_left() > 0; i++)
+				screen_line(top_keys_help[i], cols, NULL);
+		} else {
+			draw_view(o, &t->rows[scr->sel], cols);
+		}
 		fputs("\033[J", stdout);
 		fflush(stdout);
 		free(v);
 		return;
 	}
-	if (o->lines > 0 && (size_t)o->lines < n)
-		n = o->lines;
+	scr->view = 0;
 	left = screen_left();
-	n = left > 1 && n > (size_t)left - 1 ? (size_t)left - 1 : left > 1 ? n : 0;
+	n = left > 1 && shown - scr->first > (size_t)left - 1 ? (size_t)left - 1 :
+	    left > 1 ? shown - scr->first : 0;
+	v += scr->first;
 	ncol = 5 + npct;
 	for (c = 0; c < 2; c++)
 		snprintf(head[c], TOP_CELL, "%s", heads[c]);
@@ -120,16 +263,19 @@ static void draw(const struct kstats_opt *o, const struct top_screen *scr, struc
 			w[c] = (int)strlen(cell[i][c]) > w[c] ? (int)strlen(cell[i][c]) : w[c];
 		namew = (int)strlen(v[i]->shown) > namew ? (int)strlen(v[i]->shown) : namew;
 	}
-	namew = top_fit(o, cols, ncol, w, namew, keep);
+	/* The column of the marks takes one. */
+	namew = top_fit(o, cols - 1, ncol, w, namew, keep);
 	namew = namew < (int)sizeof(buf) / 2 ? namew : (int)sizeof(buf) / 2;
 	if (screen_left() > 0) {
-		k = snprintf(buf, sizeof(buf), "%-*s", namew, "function");
+		k = snprintf(buf, sizeof(buf), " %-*s", namew, "function");
 		for (c = 0; c < ncol; c++)
 			if (keep[c])
 				k += snprintf(buf + k, sizeof(buf) - k, " %*s", w[c], head[c]);
-		screen_line(buf, cols, "\033[7m");
+		screen_line(buf, cols, "\033[1m");
 	}
 	for (i = 0; i < n; i++) {
+		char mark = v[i]->mark ? v[i]->mark : ' ';
+
 		/*
 		 * A name cut short keeps its start and its end, a '~' between:
 		 * names of a prefix (foo.isra.0, foo.constprop.0) stay apart.
@@ -137,20 +283,98 @@ static void draw(const struct kstats_opt *o, const struct top_screen *scr, struc
 		if ((int)strlen(v[i]->shown) > namew) {
 			int head = (namew - 1) / 2, tail = namew - 1 - head;
 
-			k = snprintf(buf, sizeof(buf), "%.*s~%s", head, v[i]->shown,
+			k = snprintf(buf, sizeof(buf), "%c%.*s~%s", mark, head, v[i]->shown,
 				     v[i]->shown + strlen(v[i]->shown) - tail);
 		} else {
-			k = snprintf(buf, sizeof(buf), "%-*s", namew, v[i]->shown);
+			k = snprintf(buf, sizeof(buf), "%c%-*s", mark, namew, v[i]->shown);
 		}
 		for (c = 0; c < ncol; c++)
 			if (keep[c])
 				k += snprintf(buf + k, sizeof(buf) - k, " %*s", w[c], cell[i][c]);
-		screen_line(buf, cols, NULL);
+		screen_line(buf, cols, v[i] == &t->rows[scr->sel] ? "\033[7m" :
+			    v[i]->mark == '-' ? "\033[2m" : NULL);
 	}
 	fputs("\033[J", stdout);
 	fflush(stdout);
 	free(cell);
-	free(v);
+	free(v - scr->first);
+}
+
+/* A key of the filter being typed. */
+static void filter_key(struct top_screen *scr, const char *buf, ssize_t n, ssize_t *i)
+{
+	size_t len = strlen(scr->edit);
+	unsigned char c = buf[*i];
+
+	if (c == '\n' || c == '\r') {
+		memcpy(scr->filter, scr->edit, sizeof(scr->filter));
+		scr->editing = 0;
+		scr->pos = 0;
+		scr->sel = -1;
+	} else if (c == 0x1b) {
+		/* Esc cancels; a sequence (an arrow) is skipped. */
+		if (*i + 1 < n && (buf[*i + 1] == '[' || buf[*i + 1] == 'O')) {
+			for (*i += 2; *i < n && (buf[*i] < 0x40 || buf[*i] > 0x7e); ++*i)
+				;
+			return;
+		}
+		scr->editing = 0;
+	} else if (c == 0x7f || c == 0x08) {
+		if (len)
+			scr->edit[len - 1] = '\0';
+	} else if (c == 0x15) {
+		scr->edit[0] = '\0';
+	} else if (c >= 0x20 && c < 0x7f && len + 1 < sizeof(scr->edit)) {
+		scr->edit[len] = c;
+		scr->edit[len + 1] = '\0';
+	}
+}
+
+/*
+ * An escape sequence of a key, from @buf[@*i] (its ESC): the cursor's
+ * move; 0 when it moves nothing (a lone Esc: back from the histogram).
+ */
+static void escape_key(struct top_screen *scr, const char *buf, ssize_t n, ssize_t *i)
+{
+	long big = LONG_MAX / 2;
+	int arg = 0;
+	char fin;
+
+	if (*i + 1 >= n || (buf[*i + 1] != '[' && buf[*i + 1] != 'O')) {
+		scr->view = 0;
+		return;
+	}
+	for (*i += 2; *i < n && buf[*i] >= '0' && buf[*i] <= '9'; ++*i)
+		arg = arg * 10 + buf[*i] - '0';
+	for (; *i < n && (buf[*i] < 0x40 || buf[*i] > 0x7e); ++*i)
+		;
+	fin = *i < n ? buf[*i] : 0;
+	if (fin == '~')
+		fin = arg == 5 ? 'P' : arg == 6 ? 'N' : arg == 1 || arg == 7 ? 'H' :
+		      arg == 4 || arg == 8 ? 'F' : 0;
+	switch (fin) {
+	case 'A':
+		scr->move--;
+		break;
+	case 'B':
+		scr->move++;
+		break;
+	case 'P':
+		scr->move -= scr->page;
+		break;
+	case 'N':
+		scr->move += scr->page;
+		break;
+	case 'H':
+		scr->move = -big;
+		break;
+	case 'F':
+		scr->move = big;
+		break;
+	case 'D':
+		scr->view = 0;
+		break;
+	}
 }
 
 /* The keys of kstats top read: 1 to redraw, -1 to quit. */
@@ -167,21 +391,41 @@ static int top_keys(struct kstats_opt *o, struct top_screen *scr, int *stdin_ope
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
+		ret = 1;
+		if (scr->editing) {
+			filter_key(scr, buf, n, &i);
+			continue;
+		}
 		if (buf[i] == 'q' || buf[i] == 'Q')
 			return -1;
-		ret = 1;
 		/* Any key leaves the help; ? shows it. */
 		if (scr->help || buf[i] == '?') {
 			scr->help = !scr->help;
 			continue;
 		}
-		if (buf[i] == 'P') {
+		switch (buf[i]) {
+		case 0x1b:
+			escape_key(scr, buf, n, &i);
+			continue;
+		case '\n':
+		case '\r':
+			scr->view = !scr->view;
+			continue;
+		case 'k':
+			scr->move--;
+			continue;
+		case 'j':
+			scr->move++;
+			continue;
+		case '/':
+			scr->editing = 1;
+			memcpy(scr->edit, scr->filter, sizeof(scr->edit));
+			continue;
+		case 'P':
 			scr->paused = !scr->paused;
 			continue;
-		}
-		if (buf[i] == 'R') {
+		case 'R':
 			o->reverse = !o->reverse;
-			ret = 1;
 			continue;
 		}
 		k = sort_of_key(buf[i]);
@@ -190,7 +434,6 @@ static int top_keys(struct kstats_opt *o, struct top_screen *scr, int *stdin_ope
 			/* p: the last percentile column. */
 			if (o->sort == SORT_PCT)
 				o->sort_pct = pct_last(o);
-			ret = 1;
 		}
 	}
 	return ret;
@@ -204,9 +447,12 @@ static const char top_help[] =
 "metric and every function of every group, with the samples of the last\n"
 "interval: count, rate, p50, p99 (the means of their slots, or -p), max<=\n"
 "(an upper bound: that of the slot of the largest sample), total (the sum\n"
-"of the values) and avg (total / count). Keys on a terminal: t total, p p99 (the last percentile), c\n"
-"count, n name, m max<=, a avg (the sort), R the sort reversed, P pause,\n"
-"? help, q quit. Into a pipe: a table per interval. NAME\n"
+"of the values) and avg (total / count). Keys on a terminal: t total,\n"
+"p p99 (the last percentile), c count, n name, m max<=, a avg (the sort),\n"
+"R the sort reversed, Up/Down/PgUp/PgDn/Home/End the cursor, Enter the\n"
+"histogram of its function, / a filter of the names, P pause, ? help,\n"
+"q quit; + marks a function new since the read before, - one gone. Into\n"
+"a pipe: a table per interval. NAME\n"
 "is a path if it holds a '/' or, without --dir, names a file or directory\n"
 "here (as an INPUT of kstats); else it is looked up in the kstats directory.\n"
 "\n"
@@ -279,7 +525,7 @@ int top_main(int argc, char **argv)
 	struct pollfd pfd[2] = { { .fd = -1, .events = POLLIN }, { .events = POLLIN } };
 	long count = 0, i;
 	struct kstats_opt opt = { .bits = -1, .cpu = -1, .sort_pct = 1 }, *o = &opt;
-	struct top_screen scr = { 0 };
+	struct top_screen scr = { .sel = -1 };
 	const double *pcts;
 	struct timespec ts;
 	struct stat st;
@@ -421,6 +667,7 @@ int top_main(int argc, char **argv)
 	pfd[1].fd = catch_signals();
 	stdin_open = isatty(STDIN_FILENO);
 	t->hold = 1;
+	t->show_gone = 1;
 	tty_enter();
 	draw(o, &scr, t, name, 0);
 	secs = 0;

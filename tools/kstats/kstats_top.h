@@ -36,6 +36,12 @@ struct row {
 	uint64_t samples[2];
 	int cur;
 	unsigned long seen;	/* the read that last listed it */
+	int listed;		/* by the last read that was not skipped */
+	/*
+	 * Since the read before: '+' listed now and not then (a function
+	 * traced since, a module loaded), '-' listed then and not now; else ' '.
+	 */
+	char mark;
 	/* The samples between the last two reads. */
 	uint64_t n;
 	uint64_t max;		/* the upper bound of the largest sample's slot */
@@ -56,6 +62,8 @@ struct top {
 	size_t *hash;		/* index of a row + 1, 0 where free */
 	size_t hsize;		/* a power of 2, at least twice nrows */
 	unsigned long gen;	/* reads so far */
+	unsigned long reads;	/* reads not skipped */
+	int show_gone;		/* top_sorted() lists the rows marked '-' too, last */
 	int bits;		/* of the last _summary line read, or -1 */
 	int missing;		/* the errno of the last read of path, or 0 */
 	/*
@@ -96,6 +104,11 @@ void top_say_skipped(struct top *t);
  */
 struct row **top_sorted(struct top *t, enum kstats_sort sort, int sort_pct, int reverse,
 			size_t *n);
+/*
+ * The samples of @r's last interval (as its cells show them), in a
+ * histogram valid until the next call; *@bits: its frac_bits.
+ */
+const struct ks_hist *row_hist(const struct row *r, int *bits);
 /* The rows listed; *@called: those with samples. */
 size_t top_listed(struct top *t, size_t *called);
 /*

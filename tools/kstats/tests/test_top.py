@@ -115,14 +115,16 @@ def row_ok(w, want):
     return '; '.join(bad)
 
 
-def fed_run(args, path, snapshots, tty=None):
+def fed_run(args, path, snapshots, tty=None, before=None):
     """
     kstats ARGS where each read of PATH gets the next of SNAPSHOTS, in step
     with the tool's reads (as test_kstats.follow_reads): PATH is a FIFO,
     whose open by the tool waits for a writer; the FIFO of the next read
     replaces PATH before the current one is closed, so that the tool cannot
     read one twice. After the last, PATH is a regular file of it. With
-    TTY (a Pty), the tool runs on it. Returns the status (-9 on a hang),
+    TTY (a Pty), the tool runs on it. BEFORE: {K: FUNCTION}, called once the
+    tool has opened PATH for its read K (0 the first), before that read's
+    data. Returns the status (-9 on a hang),
     the output and error (the terminal's, for TTY), and what went wrong in
     the feeding ('' if nothing).
     """
@@ -153,6 +155,8 @@ def fed_run(args, path, snapshots, tty=None):
                     fed.append('snapshot %d of %d not read' % (i + 1, len(snapshots)))
                     return
                 try:
+                    if before and i in before:
+                        before[i]()
                     data = text.encode('ascii')
                     while data:
                         data = data[os.write(fd, data):]
@@ -441,6 +445,19 @@ class Pty:
     def rows(self, since=0):
         return [l.split() for l in self.frame(since)[3:] if l.strip()]
 
+    def selected(self, since=0):
+        """The first word of the line of the last whole screen drawn in
+        reverse video (the cursor's row), or None."""
+        frames = self.out[since:].split(b'\x1b[H')
+        for f in reversed(frames[1:]):
+            if b'\x1b[J' in f:
+                for line in f.split(b'\x1b[J')[0].split(b'\n'):
+                    if line.startswith(b'\x1b[7m'):
+                        text = re.sub(rb'\x1b\[[0-9;?]*[A-Za-z]', b'', line)
+                        return (text.decode(errors='replace').split() or [None])[0]
+                return None
+        return None
+
     def send(self, data):
         os.write(self.master, data)
 
@@ -657,6 +674,123 @@ def test_top_tty():
         t.close()
 
 
+def test_top_browse():
+    """#43, perf top's keys: the cursor and the table scrolled (Up, Down,
+    PgUp, PgDn, Home, End, j, k), Enter for the histogram of the function
+    under it, / to filter the rows by a text or a glob; + and - mark the
+    functions new and gone since the read before."""
+    d = tempfile.mkdtemp(dir=H.TMP)
+    funcs = {'aaa': {0: [100] * 1000}, 'bbb': {1: [2000000] * 10},
+             'ccc': {0: [10000] * 300}, 'ddd': {2: [10] * 45 + [10000000] * 5},
+             'eee': {1: [5000000] * 2}, 'fff': {}}
+    gen.write_group(os.path.join(d, 'grp'), funcs, BITS)
+    # By total: ddd bbb eee ccc aaa fff; 6 lines: 3 rows of the table.
+    t = Pty(rows=6, cols=100)
+    try:
+        t.start(['top', '--dir', d, 'grp', '-i', '1000'])
+        ok = t.until(lambda t: len(t.rows()) == 3)
+        H.check('top: the cursor on the first row at the start',
+                ok and t.selected() == 'ddd' and [r[0] for r in t.rows()] ==
+                ['ddd', 'bbb', 'eee'], t.frame())
+        for keys, sel, shown in ((b'\x1b[B' * 3, 'ccc', ['bbb', 'eee', 'ccc']),
+                                 (b'j', 'aaa', ['eee', 'ccc', 'aaa']),
+                                 (b'\x1b[F', 'fff', ['ccc', 'aaa', 'fff']),
+                                 (b'\x1b[5~', 'eee', ['eee', 'ccc', 'aaa']),
+                                 (b'\x1b[A', 'bbb', ['bbb', 'eee', 'ccc']),
+                                 (b'k', 'ddd', ['ddd', 'bbb', 'eee']),
+                                 (b'\x1b[6~', 'ccc', ['bbb', 'eee', 'ccc']),
+                                 (b'\x1b[H', 'ddd', ['ddd', 'bbb', 'eee']),
+                                 (b'\x1b[A', 'ddd', ['ddd', 'bbb', 'eee'])):
+            n = len(t.out)
+            t.send(keys)
+            ok = t.until(lambda t: t.frame(n))
+            H.check('top: key %r moves the cursor to %s, the table scrolled to show it'
+                    % (keys.decode(), sel), ok and t.selected(n) == sel and
+                    [r[0] for r in t.rows(n)] == shown, (t.selected(n), t.frame(n)))
+        t.send(b'q')
+        t.wait()
+    finally:
+        t.close()
+
+    t = Pty(rows=30, cols=100)
+    try:
+        t.start(['top', '--dir', d, 'grp', '-i', '1000'])
+        ok = t.until(lambda t: len(t.rows()) == 6)
+        # Enter on ddd (45 samples of 10, 5 of 10000000): its histogram,
+        # a row per slot from [8, 11] to [8388608, 12582911], the
+        # percentile columns marked in their slots.
+        n = len(t.out)
+        t.send(b'\n')
+        ok = ok and t.until(lambda t: any('range' in l for l in t.frame(n)))
+        f = t.frame(n)
+        first = next((l for l in f if l.lstrip().startswith('[8, 11]')), '')
+        last = next((l for l in f if l.lstrip().startswith('[8388608, 12582911]')), '')
+        H.check('top: Enter shows the histogram of the function under the cursor, '
+                'its percentiles marked', ok and f[2].startswith('ddd: count 50, p50 10,') and
+                re.search(r' 45 +90\.00% +p50$', first) and
+                re.search(r' 5 +100\.00% +p99$', last), f)
+        # Down in the view: the next function's histogram.
+        n = len(t.out)
+        t.send(b'\x1b[B')
+        ok = t.until(lambda t: t.frame(n))
+        H.check('top: Down in the histogram shows the next function\'s (bbb)',
+                ok and t.frame(n)[2].startswith('bbb: count 10,') and
+                any(re.search(r' 10 +100\.00% +p50, p99$', l) for l in t.frame(n)),
+                t.frame(n))
+        # A lone Esc: the table again, the cursor where it was.
+        n = len(t.out)
+        t.send(b'\x1b')
+        ok = t.until(lambda t: len(t.rows(n)) == 6)
+        H.check('top: Esc leaves the histogram for the table, the cursor kept',
+                ok and t.selected(n) == 'bbb', t.frame(n))
+        # / filters: a text that names hold, a glob, Esc cancels, empty clears.
+        for keys, rows, said in ((b'/cc\n', ['ccc'], "filter 'cc': 1 of 6 shown"),
+                                 (b'/\x15[ab]*\n', ['bbb', 'aaa'],
+                                  "filter '[ab]*': 2 of 6 shown"),
+                                 (b'/x\x7fzzz\x1b', ['bbb', 'aaa'],
+                                  "filter '[ab]*': 2 of 6 shown"),
+                                 (b'/\x15\n', ['ddd', 'bbb', 'eee', 'ccc', 'aaa', 'fff'],
+                                  'keys:')):
+            n = len(t.out)
+            t.send(keys)
+            ok = t.until(lambda t: [r[0] for r in t.rows(n)] == rows)
+            H.check('top: / then %r: the rows %s, "%s"' % (keys.decode(), rows, said),
+                    ok and t.frame(n)[1].startswith(said), t.frame(n))
+        t.send(b'q')
+        H.check('top: q after the keys: status 0', t.wait() == 0, t.text()[-300:])
+    finally:
+        t.close()
+
+    # A function traced since the read before (ggg) is marked +, one gone
+    # (bbb) - and listed last, for that interval.
+    # The function files change as the kernel's do, in step with the reads
+    # of _summary, which come first.
+    s0 = {'aaa': {0: [100] * 300}, 'bbb': {1: [2000000] * 4}}
+    s1 = {'aaa': {0: [100] * 1000}, 'ggg': {1: [7000] * 4}}
+    s2 = {'aaa': {0: [100] * 1001}, 'ggg': {1: [7000] * 4}}
+    for count, want in (('1', ['aaa', '+ggg', '-bbb']), ('2', ['aaa', 'ggg'])):
+        g = os.path.join(tempfile.mkdtemp(dir=H.TMP), 'grp')
+        gen.write_group(g, s0, BITS)
+        t = Pty(rows=30, cols=100)
+        try:
+            def change():
+                os.unlink(os.path.join(g, 'bbb'))
+                with open(os.path.join(g, 'ggg'), 'w', encoding='ascii') as f:
+                    f.write(gen.render(s1['ggg'], BITS))
+            rc, out, _, fed = fed_run(['top', g, '-i', '0.05', '-c', count],
+                                      os.path.join(g, '_summary'),
+                                      [gen.render_summary(s, BITS)
+                                       for s in (s0, s1, s2)[:int(count) + 1]],
+                                      tty=t, before={1: change})
+            names = [r[0] for r in t.rows()]
+            H.check('top, %s interval(s): %s' % (count, 'a new function marked +, a gone one '
+                                                 '- (listed last)' if count == '1' else
+                                                 'the marks last one interval'),
+                    rc == 0 and not fed and names == want, (fed, t.frame()))
+        finally:
+            t.close()
+
+
 # A job-control shell, as the session leader of the terminal (fd 0): runs
 # argv[3:] as a job of its own process group in the foreground; says on fd
 # argv[1] its pid, when the job stops, and continues it when fd argv[2]
@@ -838,7 +972,7 @@ def test_top_narrow(rng):
     bad = []
     for rows, cols in ((24, 50), (24, 60), (24, 80), (24, 160), (3, 80), (4, 30)):
         lines = tmux_screen(['top', '--dir', d, 'g', '-i', '1000'], rows, cols,
-                            lambda ls: any(l.startswith('function') for l in ls) or
+                            lambda ls: any(l.lstrip().startswith('function') for l in ls) or
                             (rows < 3 and ls and ls[0].startswith('kstats top')))
         size = '%dx%d' % (cols, rows)
         if not lines or not lines[0].startswith('kstats top'):
@@ -846,11 +980,12 @@ def test_top_narrow(rng):
             continue
         if any(len(l) > cols for l in lines):
             bad.append('%s: a line wider than the terminal' % size)
-        head = next((l.split() for l in lines if l.startswith('function')), None)
+        head = next((l.split() for l in lines if l.lstrip().startswith('function')), None)
         if head is None:
             bad.append('%s: no column heads: %s' % (size, lines))
             continue
-        for l in lines[lines.index(next(l for l in lines if l.startswith('function'))) + 1:]:
+        for l in lines[lines.index(next(l for l in lines
+                                        if l.lstrip().startswith('function'))) + 1:]:
             w = l.split()
             if not w:
                 continue
@@ -865,7 +1000,7 @@ def test_top_narrow(rng):
             if len(w) != len(head):
                 bad.append('%s: row %s under heads %s' % (size, w, head))
         if rows >= 6:
-            names = [l.split()[0] for l in lines if l.startswith('bio_')]
+            names = [l.split()[0] for l in lines if l.lstrip().startswith('bio_')]
             if len(set(names)) != 2:
                 bad.append('%s: the two bio_unmap_x_ functions show as %s' % (size, names))
         if cols >= 160 and head != ['function', 'count', 'rate/s', 'p50', 'p99', 'max<=',
@@ -1484,6 +1619,7 @@ def tests(harness, rng):
     test_top_pipe(rng)
     test_top_all(rng)
     test_top_tty()
+    test_top_browse()
     test_group_input(rng)
     test_resolution(rng)
     test_top_habits(rng)
