@@ -29,7 +29,12 @@ options are those of kstats(1).
       --per-cpu         one curve per CPU (default: all CPUs, the CPUS lines)
       --top N           with --per-cpu, the N CPUs with the slowest p99,
                         then the most samples (default 8)
-  -u, --unit ns|us|ms|s the values are in that unit: ticks as 1 us, 10 us...
+  -u, --unit ns|us|ms|s|auto|none
+                        the value axis in that unit (auto: each tick in its
+                        own, 1 us, 10 us, 1 ms...; none: plain numbers); the
+                        values are nanoseconds unless --input-unit says
+      --input-unit ns|us|ms|s
+                        the values are in that unit (alone: as -u auto)
   -p, --percentiles LIST  the markers of the density and the CDF
                         (default 50,99; '' for none)
       --xrange MIN:MAX  the range of the value axis, in the values' unit
@@ -46,7 +51,7 @@ USAGE
 }
 
 view=density per_cpu=0 live=0 host="" term=dumb output="" size="" logv=1 heatmap=0
-unit="" pcts=50,99 xrange="" top=8
+unit="" disp="" pcts=50,99 xrange="" top=8
 # The options given, to refuse those that would do nothing.
 given=" "
 # A usage error: what is wrong, in a line, and where to read more.
@@ -65,7 +70,7 @@ while [ $# -gt 0 ]; do
 	--heatmap) heatmap=1 ;;
 	--per-cpu) per_cpu=1 ;;
 	-i|--interval|-H|--host|-t|--term|-o|--output|-s|--size|-u|--unit|\
-	-p|--percentiles|--xrange|--top)
+	--input-unit|-p|--percentiles|--xrange|--top)
 		[ $# -ge 2 ] || bad_usage "option '$1' needs an argument"
 		case $1 in
 		-i|--interval) live=$2 ;;
@@ -73,7 +78,8 @@ while [ $# -gt 0 ]; do
 		-t|--term) term=$2 ;;
 		-o|--output) output=$2 ;;
 		-s|--size) size=$2 ;;
-		-u|--unit) unit=$2 ;;
+		-u|--unit) disp=$2 ;;
+		--input-unit) unit=$2 ;;
 		-p|--percentiles) pcts=$2 given="$given$1 " ;;
 		--xrange) xrange=$2 ;;
 		--top) top=$2 given="$given$1 " ;;
@@ -129,7 +135,23 @@ case $size in
 esac
 case $unit in
 ''|ns|us|ms|s) ;;
-*) bad_usage "-u: '$unit' is not ns, us, ms or s" ;;
+*) bad_usage "--input-unit: '$unit' is not ns, us, ms or s" ;;
+esac
+# -u: the axis' unit (KP_DISP: its power of 1000 in s), of nanoseconds
+# unless --input-unit; none: no unit.
+KP_DISP=""
+case $disp in
+'') ;;
+none) unit="" ;;
+auto|ns|us|ms|s)
+	unit=${unit:-ns}
+	case $disp in
+	ns) KP_DISP=-3 ;;
+	us) KP_DISP=-2 ;;
+	ms) KP_DISP=-1 ;;
+	s) KP_DISP=0 ;;
+	esac ;;
+*) bad_usage "-u: '$disp' is not ns, us, ms, s, auto or none" ;;
 esac
 case $top in
 ''|*[!0-9]*|0|0*) bad_usage "--top: '$top' is not a number of CPUs (1 or more)" ;;
@@ -299,7 +321,7 @@ else
 	vlabel="value"
 fi
 KP_TMP=$tmp KP_KSTATS=$KSTATS KP_HOST=$host
-export KP_TMP KP_KSTATS KP_HOST KP_LIB
+export KP_TMP KP_KSTATS KP_HOST KP_LIB KP_DISP
 
 # The last path component of an input, as basename(1), in $label: every
 # character kept (a command substitution would drop final newlines).
@@ -367,7 +389,7 @@ if [ $heatmap = 1 ]; then
 	name1=$1
 	[ "$1" != - ] || name1="standard input"
 	# plot/heat.awk: a box per interval and slot.
-	sh "$KP_LIB/read.sh" 1 | awk -F, -v dir="$tmp" -v scale=$scale -v u="$bunit" \
+	sh "$KP_LIB/read.sh" 1 | awk -F, -v dir="$tmp" -v scale=$scale -v u="$bunit" -v disp="$KP_DISP" \
 		-v umin="$xmin" -v umax="$xmax" -f "$KP_LIB/ticks.awk" -f "$KP_LIB/heat.awk" \
 		> "$tmp/heat" ||
 		input_error "$name1" "no intervals (kstats --interval SECS --csv NAME writes them)"

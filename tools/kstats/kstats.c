@@ -40,9 +40,13 @@ static const char kstats_help[] =
 "  -b, --bits N            frac_bits of the input (default: inferred)\n"
 "      --cpu N             one CPU only (not with --openmetrics)\n"
 "      --per-cpu           one row per CPU (the summary, or --openmetrics)\n"
-"  -u, --unit U            the values are in U (ns, us, ms or s): print them\n"
-"                          with a unit, scaled up to s, 3 significant digits\n"
-"                          (bounds rounded outwards, so that they hold)\n"
+"  -u, --unit U            print the values in U (ns, us, ms or s; auto: each\n"
+"                          scaled up to s), 3 significant digits (bounds\n"
+"                          rounded outwards, so that they hold); the values\n"
+"                          are nanoseconds unless --input-unit says otherwise;\n"
+"                          none: plain numbers, as recorded\n"
+"      --input-unit U      the values are in U (ns, us, ms or s); alone, they\n"
+"                          are printed as with -u auto (kstats trace: ns)\n"
 "      --hist              terminal histogram: a row per slot [lo, hi] from the\n"
 "                          first to the last (empty ones too), a bar of the\n"
 "                          density per octave on the scale said, CDF, count,\n"
@@ -172,14 +176,16 @@ void parse_fail_if(const struct kstats_opt *o, const char *spec, struct kstats_f
 	usage_error("--fail-if: '%s' is not mean or a percentile of -p (p50, p99...)", stat);
 }
 
-int parse_unit(const char *arg)
+int parse_unit(const char *opt, const char *arg, int any)
 {
 	int u;
 
 	for (u = 4; u; u--)
 		if (!strcmp(arg, unit_names[u - 1]))
 			return u;
-	usage_error("--unit: '%s' is not ns, us, ms or s", arg);
+	if (any && !strcmp(arg, "auto"))
+		return 0;
+	usage_error("%s: '%s' is not ns, us, ms, s%s", opt, arg, any ? ", auto or none" : "");
 }
 
 /* What a command line asks for, beside its options. */
@@ -193,6 +199,8 @@ struct kstats_cmd {
 	int series_max;		/* --series-max given */
 	int lines;		/* -n given */
 	const char *sort;	/* -s */
+	const char *unit;	/* --unit or --input-unit, the last given */
+	int plain;		/* --unit none */
 };
 
 /*
@@ -248,8 +256,8 @@ static void check_opts(struct kstats_opt *o, const struct kstats_cmd *k, int arg
 		usage_error("--percentiles: not with %s, whose rows are the slots",
 			    o->out == OUT_CSV ? "--csv" :
 			    o->out == OUT_HGRM ? "--hgrm" : "--openmetrics");
-	if (o->human && o->out == OUT_CSV)
-		usage_error("--unit: not with --csv, whose numbers are as recorded");
+	if (k->unit && o->out == OUT_CSV)
+		usage_error("%s: not with --csv, whose numbers are as recorded", k->unit);
 	if (k->diff + k->cmp + k->merge > 1)
 		usage_error("--diff, --compare and --merge: one at a time");
 	if (o->outfile && k->cmp)
@@ -334,13 +342,14 @@ static int kstats_main(int argc, char **argv, int trace)
 {
 	enum { O_PCTS = 256, O_COUNT, O_CPU, O_PER_CPU, O_HIST, O_JSON, O_CSV, O_OM,
 	       O_NAME, O_DIFF, O_CMP, O_ROWS, O_LE_BITS, O_MERGE, O_LOG2, O_PID, O_CGROUP,
-	       O_FAIL_IF, O_SERIES_MAX, O_HGRM };
+	       O_FAIL_IF, O_SERIES_MAX, O_HGRM, O_IN_UNIT };
 	static const struct option lopts[] = {
 		{ "percentiles", required_argument, NULL, O_PCTS },
 		{ "bits", required_argument, NULL, 'b' },
 		{ "cpu", required_argument, NULL, O_CPU },
 		{ "per-cpu", no_argument, NULL, O_PER_CPU },
 		{ "unit", required_argument, NULL, 'u' },
+		{ "input-unit", required_argument, NULL, O_IN_UNIT },
 		{ "hist", no_argument, NULL, O_HIST },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "csv", no_argument, NULL, O_CSV },
@@ -427,7 +436,14 @@ static int kstats_main(int argc, char **argv, int trace)
 			opt.per_cpu = 1;
 			break;
 		case 'u':
-			opt.human = parse_unit(optarg);
+			/* none: the numbers as recorded, also of kstats trace. */
+			k.plain = !strcmp(optarg, "none");
+			opt.disp = k.plain ? 0 : parse_unit("--unit", optarg, 1);
+			k.unit = k.plain ? NULL : "--unit";
+			break;
+		case O_IN_UNIT:
+			opt.human = parse_unit("--input-unit", optarg, 0);
+			k.unit = "--input-unit";
 			break;
 		case 'V':
 			printf("kstats %s\n", KSTATS_VERSION);
@@ -539,6 +555,15 @@ static int kstats_main(int argc, char **argv, int trace)
 	argc -= optind;
 	argv += optind;
 	check_opts(&opt, &k, argc, argv);
+	/*
+	 * --unit without --input-unit: the values are nanoseconds, as kstats
+	 * trace records them (ftrace's clock); kstats trace prints its own so
+	 * by default, each in its unit (but --csv, as recorded).
+	 */
+	if (!opt.human && (k.unit || (trace && opt.out != OUT_CSV)))
+		opt.human = 1;
+	if (k.plain)
+		opt.human = 0;
 	/* The input whose name labels the output: NEW of --diff. */
 	label = trace ? k.spec : k.merge ? merged_name(argc, argv) : k.diff ? argv[1] : argv[0];
 	if (opt.out == OUT_OPENMETRICS && !opt.name && !strcmp(label, "-"))

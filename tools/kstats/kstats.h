@@ -50,7 +50,8 @@ struct kstats_opt {
 	int bits;		/* --bits, or -1 */
 	long cpu;		/* --cpu, or -1 */
 	int per_cpu;
-	int human;		/* --unit: 0 none, 1 ns, 2 us, 3 ms, 4 s (the unit of fmt_*()) */
+	int human;		/* the values' unit: 0 none, 1 ns, 2 us, 3 ms, 4 s */
+	int disp;		/* --unit: the unit to print them in as human's; 0 each its own */
 	enum kstats_out out;
 	double interval;
 	long count;		/* --count, 0 = forever */
@@ -93,7 +94,8 @@ void kstats_on_error_remove(void (*fn)(void));
 
 /* kstats.c: the options; main() */
 /* --unit U: 1 ns, 2 us, 3 ms, 4 s; a usage error otherwise. */
-int parse_unit(const char *arg);
+/* --unit (@opt, @any: auto too) or --input-unit: 1 ns, 2 us, 3 ms, 4 s; 0 auto. */
+int parse_unit(const char *opt, const char *arg, int any);
 /* -p LIST, into @o->pct */
 void parse_pcts(struct kstats_opt *o, const char *list);
 /* --fail-if SPEC, into @r, once -p is known */
@@ -112,6 +114,18 @@ void load(struct ks_data *d, const char *path, int bits);
  * digits; with none, plain.
  */
 extern const char * const unit_names[];
+/*
+ * The unit argument of fmt_*(): 0 none (plain numbers), else the values'
+ * unit (1 ns, 2 us, 3 ms, 4 s) in its 3 low bits, and above them the unit
+ * to print them in (0: each value in its own, scaled up to s).
+ */
+#define UNIT_IN(unit)	((unit) & 7)
+#define UNIT_OUT(unit)	((unit) >> 3)
+static inline int ks_unit(const struct kstats_opt *o)
+{
+	return o->human ? o->human | o->disp << 3 : 0;
+}
+
 /* Rounding of a printed number: down, to nearest, up. */
 enum { RND_DOWN = -1, RND_NEAR = 0, RND_UP = 1 };
 const char *fmt_fixed(char *buf, size_t n, uint64_t v, int frac);

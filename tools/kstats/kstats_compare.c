@@ -128,7 +128,7 @@ static const char *fmt_stat(const struct kstats_opt *o, char *buf, size_t n, dou
 	if (!o->human && v != floor(v) && fabs(v) < 100)
 		snprintf(num, sizeof(num), "%.3g", v);
 	else
-		fmt_val(num, sizeof(num), v, o->human);
+		fmt_val(num, sizeof(num), v, ks_unit(o));
 	snprintf(buf, n, "%s%s", sign && v >= 0 ? "+" : "", num);
 	return buf;
 }
@@ -181,8 +181,8 @@ static void compare_line(const struct kstats_opt *o, const char *what, int w, do
 		double plo = o->human ? dlo : floor(dlo), phi = o->human ? dhi : ceil(dhi);
 
 		printf("  [%s, %s]%s  (A is 0)\n",
-		       fmt_num(l, sizeof(l), dlo, RND_DOWN, 0, o->human),
-		       fmt_num(h, sizeof(h), dhi, RND_UP, 0, o->human),
+		       fmt_num(l, sizeof(l), dlo, RND_DOWN, 0, ks_unit(o)),
+		       fmt_num(h, sizeof(h), dhi, RND_UP, 0, ks_unit(o)),
 		       plo <= 0 && phi >= 0 ? "  ~" : "");
 	}
 }
@@ -318,7 +318,7 @@ static void compare_at(const struct kstats_opt *o, const struct ks_hist *ha,
 	printf("   D: the largest gap between the two CDFs, %.2f%% of the samples",
 	       res->d * 100);
 	if (res->d > 0)
-		printf(", at %s", fmt_exact(x, sizeof(x), ks_slot_max(res->at, bits), o->human));
+		printf(", at %s", fmt_exact(x, sizeof(x), ks_slot_max(res->at, bits), ks_unit(o)));
 	printf(";\n   p: the chance of a gap as large if both were independent samples of\n"
 	       "   one distribution\n");
 }
@@ -495,8 +495,8 @@ static const char *change_cell(const struct kstats_opt *o, char *buf, size_t n,
 		/* In absolute terms, as the text of a single comparison. */
 		snprintf(buf, n, "%s [%s, %s]%s (A is 0)",
 			 fmt_stat(o, c, sizeof(c), st->b - st->a, true),
-			 fmt_num(l, sizeof(l), st->lo, RND_DOWN, 0, o->human),
-			 fmt_num(h, sizeof(h), st->hi, RND_UP, 0, o->human),
+			 fmt_num(l, sizeof(l), st->lo, RND_DOWN, 0, ks_unit(o)),
+			 fmt_num(h, sizeof(h), st->hi, RND_UP, 0, ks_unit(o)),
 			 plo <= 0 && phi >= 0 ? " ~" : "");
 	} else {
 		lo = outwards(st->lo / st->a * 100, false, &dl);

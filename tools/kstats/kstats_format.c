@@ -49,20 +49,27 @@ const char *fmt_fixed(char *buf, size_t n, uint64_t v, int frac)
 }
 
 /*
- * -@m * 10^@e if @neg, else @m * 10^@e, in unit @u (of unit_names), in
+ * -@m * 10^@e if @neg, else @m * 10^@e, of @unit (UNIT_IN() the values',
+ * UNIT_OUT() the one to print them in): in that one, or by default in
  * the largest unit up to s where it is 1000 or more: each digit of @m
- * printed, no other; from 100000 s on with an exponent.
+ * printed, no other; from 100000 s on (10^15 of the unit printed) with
+ * an exponent.
  */
-static const char *fmt_digits(char *buf, size_t n, int neg, uint64_t m, int e, int u)
+static const char *fmt_digits(char *buf, size_t n, int neg, uint64_t m, int e, int unit)
 {
 	const char *sign = neg && m ? "-" : "";
+	int u = UNIT_IN(unit) - 1, out = UNIT_OUT(unit) - 1;
 	uint64_t p;
 
-	while (u < 3 && ndigits(m) + e > 3) {
+	if (out >= 0) {
+		e += 3 * (u - out);
+		u = out;
+	}
+	while (out < 0 && u < 3 && ndigits(m) + e > 3) {
 		e -= 3;
 		u++;
 	}
-	if (u == 3 && ndigits(m) + e > 5) {
+	if ((out < 0 && u == 3 && ndigits(m) + e > 5) || ndigits(m) + e > 15) {
 		/*
 		 * From 100000 s on, as a power of ten (1.85e10 s), each digit
 		 * of @m still printed: a column of such values stays narrow.
@@ -70,7 +77,8 @@ static const char *fmt_digits(char *buf, size_t n, int neg, uint64_t m, int e, i
 		char d[24];
 		int k = snprintf(d, sizeof(d), "%llu", (unsigned long long)m);
 
-		snprintf(buf, n, "%s%c%s%se%d s", sign, d[0], k > 1 ? "." : "", d + 1, k - 1 + e);
+		snprintf(buf, n, "%s%c%s%se%d %s", sign, d[0], k > 1 ? "." : "", d + 1, k - 1 + e,
+			 unit_names[u]);
 	} else if (e >= 0) {
 		snprintf(buf, n, "%s%llu%.*s %s", sign, (unsigned long long)m, e,
 			 "00000000000000000000", unit_names[u]);
@@ -127,7 +135,7 @@ static const char *fmt_u64(char *buf, size_t n, uint64_t v, int dir, int pad, in
 		m *= pow10u(3 - d);
 		e -= 3 - d;
 	}
-	return fmt_digits(buf, n, 0, m, e, unit - 1);
+	return fmt_digits(buf, n, 0, m, e, unit);
 }
 
 const char *fmt_num(char *buf, size_t n, double v, int dir, int pad, int unit)
@@ -159,8 +167,7 @@ const char *fmt_num(char *buf, size_t n, double v, int dir, int pad, int unit)
 		else
 			break;
 	}
-	return fmt_digits(buf, n, neg, x < 100 ? 100 : x >= 1000 ? 999 : (uint64_t)x, e,
-			  unit - 1);
+	return fmt_digits(buf, n, neg, x < 100 ? 100 : x >= 1000 ? 999 : (uint64_t)x, e, unit);
 }
 
 /* A value: 3 significant digits with --unit (2.40 us above 2.38 us). */
@@ -215,23 +222,32 @@ const char *fmt_in_slot(char *buf, size_t n, double v, uint64_t lo, uint64_t hi,
 		/* 995 rounded to 1 digit is 10 x 100: 1 us, not 1.0 us. */
 		for (e = k - d; m && m % 10 == 0; e++)
 			m /= 10;
-		return fmt_digits(buf, n, 0, m, e, unit - 1);
+		return fmt_digits(buf, n, 0, m, e, unit);
 	}
 	return fmt_val(buf, n, v, unit);
 }
 
 /*
- * A bound exactly, in integer arithmetic: with a @unit, in the largest
- * unit up to s where it is 1 or more (1151 ns: 1.151 us).
+ * A bound exactly, in integer arithmetic: with a @unit, in UNIT_OUT(), or
+ * by default in the largest unit up to s where it is 1 or more (1151 ns:
+ * 1.151 us).
  */
 const char *fmt_exact(char *buf, size_t n, uint64_t v, int unit)
 {
 	char num[40];
-	int u = unit - 1, k = 0;
+	int u = UNIT_IN(unit) - 1, out = UNIT_OUT(unit) - 1, k = 0;
 
 	if (!unit)
 		return fmt_fixed(buf, n, v, 0);
-	while (u + k < 3 && v >= pow10u(3 * (k + 1)))
+	if (out >= 0 && out < u) {
+		/* In a smaller unit: 3 zeros a step, after a value not 0. */
+		snprintf(buf, n, "%llu%.*s %s", (unsigned long long)v, v ? 3 * (u - out) : 0,
+			 "000000000", unit_names[out]);
+		return buf;
+	}
+	if (out >= 0)
+		k = out - u;
+	while (out < 0 && u + k < 3 && v >= pow10u(3 * (k + 1)))
 		k++;
 	snprintf(buf, n, "%s %s", fmt_fixed(num, sizeof(num), v, 3 * k), unit_names[u + k]);
 	return buf;

@@ -173,7 +173,7 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 	}
 	for (s = st.first; n && s <= (size_t)st.last; s = e + 1) {
 		e = row_end(h, s, st.last, compact);
-		rangew = fmax(rangew, strlen(slot_range(r, sizeof(r), s, e, bits, o->human)));
+		rangew = fmax(rangew, strlen(slot_range(r, sizeof(r), s, e, bits, ks_unit(o))));
 		markw = fmax(markw, strlen(hist_marks(o, m, sizeof(m), &st, s, bits)));
 		countw = fmax(countw, snprintf(m, sizeof(m), "%llu",
 					       (unsigned long long)h->count[s]));
@@ -210,7 +210,7 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 		cdf = h->count[s] ? (int)((double)cum / n * width + 0.5) : 0;
 		if (h->count[s] && !bar && !cdf)
 			cdf = 1;
-		fprintf(f, "%*s %s", rangew, slot_range(r, sizeof(r), s, e, bits, o->human),
+		fprintf(f, "%*s %s", rangew, slot_range(r, sizeof(r), s, e, bits, ks_unit(o)),
 			g.frame);
 		for (i = 0; i < width; i++)
 			fputs(i < bar ? g.dark : i < cdf ? g.light : " ", f);

@@ -21,29 +21,29 @@ void print_summary(const struct kstats_opt *o, const char *label, const struct k
 	printf("count   %llu\n", (unsigned long long)st.n);
 	if (!st.n)
 		return;
-	printf("mean    %s\n", fmt_val(a, sizeof(a), st.mean, o->human));
+	printf("mean    %s\n", fmt_val(a, sizeof(a), st.mean, ks_unit(o)));
 	/*
 	 * The smallest and largest samples lie in the first and last slots:
 	 * their means are not them, the slots' bounds hold.
 	 */
 	snprintf(q, sizeof(q), ">= %s", fmt_lo(a, sizeof(a), ks_slot_min(st.first, d->bits),
-					       o->human));
+					       ks_unit(o)));
 	printf("min     %-12s [%s, %s]\n", q,
-	       fmt_lo(b, sizeof(b), ks_slot_min(st.first, d->bits), o->human),
-	       fmt_hi(c, sizeof(c), ks_slot_max(st.first, d->bits), o->human));
+	       fmt_lo(b, sizeof(b), ks_slot_min(st.first, d->bits), ks_unit(o)),
+	       fmt_hi(c, sizeof(c), ks_slot_max(st.first, d->bits), ks_unit(o)));
 	snprintf(q, sizeof(q), "<= %s", fmt_hi(a, sizeof(a), ks_slot_max(st.last, d->bits),
-					       o->human));
+					       ks_unit(o)));
 	printf("max     %-12s [%s, %s]\n", q,
-	       fmt_lo(b, sizeof(b), ks_slot_min(st.last, d->bits), o->human),
-	       fmt_hi(c, sizeof(c), ks_slot_max(st.last, d->bits), o->human));
+	       fmt_lo(b, sizeof(b), ks_slot_min(st.last, d->bits), ks_unit(o)),
+	       fmt_hi(c, sizeof(c), ks_slot_max(st.last, d->bits), ks_unit(o)));
 	for (i = 0; i < o->npct; i++)
 		printf("p%-6s %-12s [%s, %s]\n", pct_name(q, sizeof(q), st.pct[i].q),
-		       fmt_val(a, sizeof(a), st.pct[i].value, o->human),
-		       fmt_lo(b, sizeof(b), st.pct[i].lo, o->human),
-		       fmt_hi(c, sizeof(c), st.pct[i].hi, o->human));
-	printf("mad     %-12s [%s, %s]\n", fmt_val(a, sizeof(a), st.mad, o->human),
-	       fmt_num(b, sizeof(b), st.mad_lo, RND_DOWN, 0, o->human),
-	       fmt_num(c, sizeof(c), st.mad_hi, RND_UP, 0, o->human));
+		       fmt_val(a, sizeof(a), st.pct[i].value, ks_unit(o)),
+		       fmt_lo(b, sizeof(b), st.pct[i].lo, ks_unit(o)),
+		       fmt_hi(c, sizeof(c), st.pct[i].hi, ks_unit(o)));
+	printf("mad     %-12s [%s, %s]\n", fmt_val(a, sizeof(a), st.mad, ks_unit(o)),
+	       fmt_num(b, sizeof(b), st.mad_lo, RND_DOWN, 0, ks_unit(o)),
+	       fmt_num(c, sizeof(c), st.mad_hi, RND_UP, 0, ks_unit(o)));
 }
 
 static void print_row(const struct kstats_opt *o, const char *who, const struct ks_data *d,
@@ -59,10 +59,10 @@ static void print_row(const struct kstats_opt *o, const char *who, const struct 
 		putchar('\n');
 		return;
 	}
-	printf(" %12s", fmt_val(a, sizeof(a), st.mean, o->human));
+	printf(" %12s", fmt_val(a, sizeof(a), st.mean, ks_unit(o)));
 	for (i = 0; i < o->npct; i++)
-		printf(" %12s", fmt_val(a, sizeof(a), st.pct[i].value, o->human));
-	printf(" %12s\n", fmt_val(a, sizeof(a), st.mad, o->human));
+		printf(" %12s", fmt_val(a, sizeof(a), st.pct[i].value, ks_unit(o)));
+	printf(" %12s\n", fmt_val(a, sizeof(a), st.mad, ks_unit(o)));
 }
 
 void print_per_cpu(const struct kstats_opt *o, const struct ks_data *d)

@@ -196,12 +196,12 @@ static void table_row(const struct kstats_opt *o, char *buf, size_t n, const str
 	for (i = 0; i < npct + 3 && k >= 0 && (size_t)k < n; i++) {
 		snprintf(v, sizeof(v), "%s", "-");
 		if (r->n && i == npct)
-			fmt_bound(v, sizeof(v), r->max, o->human);
+			fmt_bound(v, sizeof(v), r->max, ks_unit(o));
 		else if (r->n && i < npct)
-			fmt_pct(v, sizeof(v), r, r->pct[i], o->human);
+			fmt_pct(v, sizeof(v), r, r->pct[i], ks_unit(o));
 		else if (r->n)
 			fmt_value(v, sizeof(v), i == npct + 1 ? r->total : r->total / r->n,
-				  o->human);
+				  ks_unit(o));
 		k += snprintf(buf + k, n - k, i == npct + 1 ? " %12s" : " %10s", v);
 	}
 }
@@ -245,12 +245,12 @@ void row_cells(const struct kstats_opt *o, const struct row *r, double secs,
 	for (i = 0; i < npct + 3; i++) {
 		snprintf(cell[2 + i], TOP_CELL, "-");
 		if (r->n && i == npct)
-			fmt_bound(cell[2 + i], TOP_CELL, r->max, o->human);
+			fmt_bound(cell[2 + i], TOP_CELL, r->max, ks_unit(o));
 		else if (r->n && i < npct)
-			fmt_pct(cell[2 + i], TOP_CELL, r, r->pct[i], o->human);
+			fmt_pct(cell[2 + i], TOP_CELL, r, r->pct[i], ks_unit(o));
 		else if (r->n)
 			fmt_value(cell[2 + i], TOP_CELL,
-				  i == npct + 1 ? r->total : r->total / r->n, o->human);
+				  i == npct + 1 ? r->total : r->total / r->n, ks_unit(o));
 	}
 }
 

@@ -467,8 +467,10 @@ static const char top_help[] =
 "                       the percentile columns (default 50,99)\n"
 "  -s, --sort KEY       total (default), count, name, max, avg, or pQ, a\n"
 "                       percentile column (p50, p99)\n"
-"  -u, --unit U         the values are in U (ns, us, ms or s): print them with\n"
-"                       a unit, scaled up to s\n"
+"  -u, --unit U         print the values in U (ns, us, ms or s; auto: each\n"
+"                       scaled up to s; none: plain numbers); they are\n"
+"                       nanoseconds unless --input-unit U says otherwise\n"
+"      --input-unit U   the values are in U (alone: printed as with -u auto)\n"
 "  -b, --batch          plain tables, also on a terminal\n"
 "      --dir DIR        the kstats directory (default: kstats/ under the\n"
 "                       debugfs mount of /proc/mounts)\n"
@@ -498,7 +500,7 @@ static long top_long(const char *opt, const char *arg)
 /* kstats top [NAME] [options]: @argv[0] is "top". */
 int top_main(int argc, char **argv)
 {
-	enum { O_DIR = 256, O_FILES, O_CPU, O_LINES, O_DURATION };
+	enum { O_DIR = 256, O_FILES, O_CPU, O_LINES, O_DURATION, O_IN_UNIT };
 	/* -d and -n as top(1)'s: the delay, the iterations. */
 	static const struct option lopts[] = {
 		{ "delay", required_argument, NULL, 'd' },
@@ -511,6 +513,7 @@ int top_main(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "unit", required_argument, NULL, 'u' },
+		{ "input-unit", required_argument, NULL, O_IN_UNIT },
 		{ "batch", no_argument, NULL, 'b' },
 		{ "dir", required_argument, NULL, O_DIR },
 		{ "files", no_argument, NULL, O_FILES },
@@ -518,7 +521,7 @@ int top_main(int argc, char **argv)
 		{ }
 	};
 	double interval = 1, secs = 0, t0, t1, next, wait;
-	int c, tty, files = 0, batch = 0, stdin_open, redraw, k, gone = 0;
+	int c, tty, files = 0, batch = 0, stdin_open, redraw, k, gone = 0, plain = 0;
 	const char *name = NULL, *dir = NULL, *sort = NULL;
 	char *debugfs = NULL, *kdir, *path = NULL;
 	bool local;
@@ -561,7 +564,12 @@ int top_main(int argc, char **argv)
 			secs = top_secs("--duration", optarg);
 			break;
 		case 'u':
-			o->human = parse_unit(optarg);
+			plain = !strcmp(optarg, "none");
+			o->disp = plain ? 0 : parse_unit("--unit", optarg, 1);
+			o->human = o->human ?: 1;
+			break;
+		case O_IN_UNIT:
+			o->human = parse_unit("--input-unit", optarg, 0);
 			break;
 		case 'b':
 			batch = 1;
@@ -584,6 +592,8 @@ int top_main(int argc, char **argv)
 	argv += optind;
 	if (sort)
 		table_opt_sort(o, sort);
+	if (plain)
+		o->human = 0;
 	if (argc > 1)
 		kstats_usage_error("top: %d names where one at most was expected", argc);
 	if (count && secs > 0)

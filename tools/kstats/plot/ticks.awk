@@ -7,10 +7,22 @@
 function floor(x) { return x == int(x) ? x : x < 0 ? int(x) - 1 : int(x) }
 function ceil(x) { return -floor(-x) }
 function log10(x) { return log(x) / log(10) }
-# v (in the base unit: s, or the values' own) as 2.5 us, or 2.5k.
+# v (in the base unit: s, or the values' own) as 2.5 us, or 2.5k; with
+# disp (kstats-plot -u: -3 ns, -2 us, -1 ms, 0 s), in that unit: 2500 ns,
+# 1e6 ns from 10^5 on, 1e-4 s below 10^-3.
 function eng(v, u,   e, s, top) {
 	if (v == 0)
 		return "0"
+	if (u != "" && disp != "") {
+		s = v / 10 ^ (3 * disp)
+		if (s >= 1e5 * (1 - 1e-9) || s < 1e-3 * (1 - 1e-9)) {
+			e = floor(log10(s) + 1e-9)
+			return sprintf("%.3g", s / 10 ^ e) "e" e " " PFX[disp] u
+		}
+		# 3 significant digits, without an exponent: 12300, 0.0025.
+		s = sprintf("%.3g", s) + 0
+		return (s == int(s) ? sprintf("%d", s) : sprintf("%.3g", s)) " " PFX[disp] u
+	}
 	e = floor(log10(v) / 3 + 1e-9)
 	# Up to E, or s for a time: 10000 s, not 10 ks.
 	top = u != "" ? 0 : 6

@@ -240,7 +240,7 @@ def test_csv_openmetrics(rng):
               % ' '.join(per_cpu), ok and good, detail + out[:2000])
 
     # The family in seconds with -u; --le-bits as fine as the input.
-    rc, out, _ = run(['--openmetrics', '-u', 'us', '--le-bits', '3', path])
+    rc, out, _ = run(['--openmetrics', '--input-unit', 'us', '--le-bits', '3', path])
     by, sums = series(out)
     b = by.get(('kstats_latency_seconds', 'metric="m"'), [])
     srt = sorted(values)
@@ -340,7 +340,7 @@ def test_prometheus(rng):
         for i, path in enumerate(inputs):
             d = tempfile.mkdtemp(dir=TMP)
             for name, extra in (('softirq', []), ('softirq_fine', ['--le-bits', '3'])):
-                rc, _, err = run(['--openmetrics', '-u', 'ns', '--per-cpu', '--name', name,
+                rc, _, err = run(['--openmetrics', '--input-unit', 'ns', '--per-cpu', '--name', name,
                                   '-o', os.path.join(d, name + '.prom')] + extra + [path])
                 if rc:
                     check('Prometheus: kstats --openmetrics -o', False, err)
@@ -601,7 +601,7 @@ def test_compare(rng):
     wa = write('wide-a', gen.render({0: [int(r.lognormvariate(8, 1)) for _ in range(5000)]}, 1))
     nb = write('narrow-b', gen.render({0: [int(r.lognormvariate(7.6, 1))
                                            for _ in range(80000)]}, 3))
-    rc, out, _ = run(['--compare', '-u', 'ns', wa, nb])
+    rc, out, _ = run(['--compare', '--input-unit', 'ns', wa, nb])
     rows = re.findall(r'^(p[\d.]+) .*\[([-+][0-9.]+)%, ([-+][0-9.]+)%\]( +~)?$', out, re.M)
     check('compare: percentile intervals above -100%, no bound printed as -0.0%, "~" '
           'exactly where the printed interval holds 0 (A at bits 1, B at bits 3)',
@@ -952,7 +952,7 @@ def test_truncated(rng):
     bad = []
     for n in range(1, len(lines)):
         cut = write('cut', ''.join(lines[:n]))
-        rc, out, err = run(['-u', 'ns', cut])
+        rc, out, err = run(['--input-unit', 'ns', cut])
         if not (rc == 2 and not out and 'truncated' in err and cut in err):
             bad.append('%d lines: rc %d %s' % (n, rc, (out + err)[:200]))
     check('truncated: an input cut after any of its %d first lines -> exit 2, "truncated", '
@@ -962,7 +962,7 @@ def test_truncated(rng):
     p = lines[n - 1].split()[-1]
     cut_text = ''.join(lines[:n])
     cut = write('cut', cut_text)
-    rc, out, err = run(['-u', 'ns', cut])
+    rc, out, err = run(['--input-unit', 'ns', cut])
     check('truncated: says which lines stay below p 1, where',
           rc == 2 and 'CPUS lines reach p %s at most (line %d), not 1.000000' % (p, n) in err, err)
     # By CPU, the highest slot first: p 1 comes first, not last.
@@ -1174,7 +1174,7 @@ def test_hgrm(rng):
             bad.append('footer %s' % foot)
         check('--hgrm at frac_bits %d: a row per non-empty slot, bounds, fractions and '
               'counts right, the footer' % bits, rc == 0 and not bad, (bad, out[:400], err))
-    rc, out2, err = run(['--hgrm', '-u', 'us', path])
+    rc, out2, err = run(['--hgrm', '--input-unit', 'us', path])
     vals = [float(ln.split()[0]) for ln in out2.splitlines()[3:] if ln and not ln.startswith('#')]
     top = write('hgrm-top', gen.render({0: [2 ** 64 - 1] * 3}, 1))
     rc, out3, err = run(['--hgrm', top])
@@ -1216,7 +1216,7 @@ def test_misc(rng):
     check('--hist: a row per slot, from the first to the last',
           rc == 0 and len(rows) == max(slots) - min(slots) + 1 and
           head and len(lines) == head[0] + 1 + len(rows), out)
-    rc, out, _ = run(['-u', 'ns', path])
+    rc, out, _ = run(['--input-unit', 'ns', path])
     check('--unit ns prints time units', rc == 0 and ' us' in out, out)
     rc, out, _ = run(['--per-cpu', path])
     rows = out.splitlines()
@@ -1240,12 +1240,16 @@ def test_misc(rng):
     rc, _, err = run(['no_such_metric_name'])
     check('unknown metric name -> exit 1', rc == 1 and 'no_such_metric_name' in err, err)
     for unit, expect in (('ns', ' us'), ('us', ' ms'), ('ms', ' s'), ('s', ' s')):
-        rc, out, err = run(['-u', unit, path])
+        rc, out, err = run(['--input-unit', unit, path])
         mean = [r for r in out.splitlines() if r.startswith('mean')]
-        check('-u %s: values read as %s, printed scaled' % (unit, unit),
+        check('--input-unit %s: values read as %s, printed scaled' % (unit, unit),
               rc == 0 and mean and mean[0].endswith(expect), out + err)
+    rc, _, err = run(['--input-unit', 'parsecs', path])
+    check('--input-unit parsecs -> exit 1', rc == 1 and "'parsecs' is not ns, us, ms, s" in err,
+          err)
     rc, _, err = run(['-u', 'parsecs', path])
-    check('-u parsecs -> exit 1', rc == 1 and "'parsecs' is not ns, us, ms or s" in err, err)
+    check('-u parsecs -> exit 1, the choices said',
+          rc == 1 and "'parsecs' is not ns, us, ms, s, auto or none" in err, err)
     rc, out, _ = run(['--version'])
     check('--version', rc == 0 and re.match(r'^kstats \d+\.\d+', out), out)
     text = open(path).read()
@@ -1266,6 +1270,57 @@ def test_misc(rng):
     rc, out, err = run(['--cpu', '4', '--json', two])
     check('--cpu 4 of CPUS 4 -> exit 2, names CPUs 0 to 3',
           rc == 2 and not out and 'CPUs 0 to 3 only' in err, out + err)
+    test_display_unit(rng)
+
+
+def summary_values(out):
+    """The values of a summary's lines (mean, min, max, pQ, mad): the
+    words that end with a unit, or are numbers, after the first."""
+    vals = []
+    for line in out.splitlines():
+        w = line.replace('[', ' ').replace(']', ' ').replace(',', ' ').split()
+        if w[:1] and (w[0] in ('mean', 'min', 'max', 'mad') or re.fullmatch(r'p[0-9.]+', w[0])):
+            vals += [x for x in w[1:] if x not in ('>=', '<=')]
+    return vals
+
+
+def test_display_unit(rng):
+    """#43: -u chooses the unit the values are printed in (funclatency's
+    -u/-m, perf's usecs), --input-unit the unit they are in (ns unless
+    said); -u auto each value in its own unit, -u none plain numbers."""
+    values = [int(rng.lognormvariate(11, 1.5)) for _ in range(3000)]
+    path = write('disp', gen.render({0: values}, 3))
+    rc, plain, _ = run([path])
+    _, auto, _ = run(['--input-unit', 'ns', path])
+    for args, unit, scale in ((['-u', 'us'], 'us', 1e-3), (['-u', 'ms'], 'ms', 1e-6),
+                              (['-u', 'ns'], 'ns', 1),
+                              (['-u', 'ms', '--input-unit', 'us'], 'ms', 1e-3),
+                              (['--input-unit', 'us', '-u', 'ns'], 'ns', 1e3)):
+        rc, out, err = run(args + [path])
+        p, u = summary_values(plain), out.split('\n')
+        # The summary with units: a number and its unit, two words.
+        vals = [(float(a), b) for a, b in zip(summary_values(out)[0::2],
+                                               summary_values(out)[1::2])
+                if re.fullmatch(r'[0-9.]+', a)]
+        bad = [(x, v) for x, v in zip(p, vals) if v[1] != unit or
+               abs(v[0] - float(x) * scale) > 0.01 * float(x) * scale + 1e-9 * scale]
+        check('%s: every value of the summary in %s, as the plain one scaled (within 3 '
+              'significant digits)' % (' '.join(args), unit),
+              rc == 0 and len(vals) == len(p) and not bad, (bad[:4], out, err, u[:1]))
+    _, out, _ = run(['-u', 'auto', path])
+    check('-u auto: as --input-unit ns (each value scaled to its unit)', out == auto, out)
+    _, out, _ = run(['-u', 'none', path])
+    check('-u none: plain numbers, as without -u', out == plain, out)
+    _, out, _ = run(['--hist', '-u', 'us', path], env=dict(os.environ, COLUMNS='120'))
+    ranges = re.findall(r'\[([0-9.]+), ([0-9.]+)\] ?(ns|us|ms|s)?', out)
+    bad = []
+    for lo, hi, unit in ranges:
+        k = gen.slot_of(round(float(lo) * 1000), 3)
+        if unit != 'us' or (round(float(lo) * 1000), round(float(hi) * 1000)) != \
+                (gen.slot_min(k, 3), gen.slot_max(k, 3)):
+            bad.append((lo, hi, unit))
+    check('--hist -u us: every range exact, in us', ranges and not bad, (bad, out))
+
 
 
 def test_trace_usage():
@@ -1551,7 +1606,7 @@ def test_exact_bounds(rng):
     for unit, scale in ((None, 1), ('ns', 10 ** 9), ('us', 10 ** 6), ('ms', 10 ** 3),
                         ('s', 1)):
         rc, out, err = run(['--openmetrics', '--le-bits', '3'] +
-                           (['-u', unit] if unit else []) + [path])
+                           (['--input-unit', unit] if unit else []) + [path])
         les = re.findall(r'_bucket\{metric="huge",le="([^"]+)"\} (\d+)$', out, re.M)
         bad = []
         for k, (le, n) in enumerate(les[:-1]):
@@ -1572,7 +1627,7 @@ def test_exact_bounds(rng):
     got = {k: (int(a), int(b)) for k, (a, b) in brackets(out).items() if k in want}
     check('summary: the bounds of percentiles past 2^53 are the exact integers',
           rc == 0 and len(want) == 5 and got == want, (want, got, err))
-    rc, out, err = run(['-u', 'ns', '-p', pcts, path])
+    rc, out, err = run(['--input-unit', 'ns', '-p', pcts, path])
     got = {k: (value_ns(a), value_ns(b)) for k, (a, b) in brackets(out).items() if k in want}
     check('summary -u ns: each [lo, hi] printed holds the slot, rounded outwards '
           'by less than 1%',
@@ -1592,7 +1647,7 @@ def test_sig_digits(rng):
     by_cpu = {0: [2400] * 50, 1: [2380] * 50, 2: [int(rng.lognormvariate(8, 1))
                                                   for _ in range(300)], 3: [5] * 3}
     path = write('sig', gen.render(by_cpu, 3))
-    rc, out, err = run(['-u', 'ns', '--per-cpu', path])
+    rc, out, err = run(['--input-unit', 'ns', '--per-cpu', path])
     rows = [l.split('  ') for l in out.splitlines()[1:]]
     cells = [c.strip() for r in rows for c in r[1:] if c.strip() and not c.strip().isdigit()]
     means = {l.split()[0]: ' '.join(l.split()[2:4]) for l in out.splitlines()[1:]}
@@ -1603,7 +1658,7 @@ def test_sig_digits(rng):
           all((sig_digits(c) == 3 or c.split()[0] == '0') and c.split()[1] in UNIT_NS
               for c in cells),
           (cells, out, err))
-    rc, out, err = run(['-u', 'ns', '--cpu', '0', path])
+    rc, out, err = run(['--input-unit', 'ns', '--cpu', '0', path])
     values = [l.split()[1] + ' ' + l.split()[2] for l in out.splitlines()
               if re.match(r'(mean|p[\d.]+) ', l)]
     check('-u ns: the mean and percentiles of 2400 ns print as 2.40 us',
@@ -1611,7 +1666,7 @@ def test_sig_digits(rng):
     # From 100000 s on, a power of ten: 1.85e9 s, not 1850000000 s (the
     # column would widen with every digit of the seconds).
     huge = write('sig-huge', gen.render({0: [1850 * 10 ** 15] * 10 + [2 * 10 ** 14] * 10}, 3))
-    rc, out, err = run(['-u', 'ns', huge])
+    rc, out, err = run(['--input-unit', 'ns', huge])
     vals = [v for l in out.splitlines() if re.match(r'(mean|min|max|p[\d.]+|mad) ', l)
             for v in re.findall(r'([\d.]+(?:e\d+)?) s\b', l)]
     p50 = [l.split()[1] for l in out.splitlines() if l.startswith('p50 ')]
@@ -1637,7 +1692,7 @@ def test_min_max(rng):
     check('summary: min >= 960 [960, 1023], max <= 2047 [1920, 2047]: bounds, no slot mean',
           rc == 0 and rows.get('min') == ['>=', '960', '[960,', '1023]'] and
           rows.get('max') == ['<=', '2047', '[1920,', '2047]'], out + err)
-    rc, out, err = run(['-u', 'ns', path])
+    rc, out, err = run(['--input-unit', 'ns', path])
     rows = {l.split()[0]: ' '.join(l.split()[1:]) for l in out.splitlines()}
     check('summary -u ns: min >= 960 ns, max <= 2.05 us (the bound rounded up: it holds)',
           rc == 0 and rows.get('min') == '>= 960 ns [960 ns, 1.03 us]' and
@@ -1666,7 +1721,7 @@ def test_names_units(rng):
     values = [int(rng.lognormvariate(8, 1)) for _ in range(500)]
     text = gen.render({0: values}, 3)
     path = write('named', text)
-    for args in (['--openmetrics', '-'], ['--openmetrics', '-u', 'ns', '-'],
+    for args in (['--openmetrics', '-'], ['--openmetrics', '--input-unit', 'ns', '-'],
                  ['--openmetrics', '--diff', path, '-']):
         rc, out, err = run(args, stdin=text)
         check('kstats %s: no metric name -> exit 1, says to give --name' % ' '.join(
@@ -1688,7 +1743,7 @@ def test_names_units(rng):
           {'metric="live"'}, (fed, out[:300], err))
     rc, plain, _ = run(['--json', path])
     for unit in ('ns', 'us', 'ms', 's'):
-        rc, out, err = run(['--json', '-u', unit, path])
+        rc, out, err = run(['--json', '--input-unit', unit, path])
         st = json.loads(out) if rc == 0 else {}
         # The values are as recorded, -u or not: only the unit is added.
         same = dict(st)
@@ -1728,7 +1783,8 @@ def test_refused_options(rng):
             (['--cpu', '1', '--openmetrics'], '--cpu: not with --openmetrics'),
             (['-p', '50', '--csv'], '--percentiles: not with --csv'),
             (['-p', '50', '--openmetrics'], '--percentiles: not with --openmetrics'),
-            (['-u', 'ns', '--csv'], '--unit: not with --csv')):
+            (['--input-unit', 'ns', '--csv'], '--input-unit: not with --csv'),
+            (['-u', 'us', '--csv'], '--unit: not with --csv')):
         rc, out, err = run(args + [path])
         check('kstats %s FILE -> exit 1, "%s" in a line, then Try' % (' '.join(
             os.path.basename(a) for a in args), what),
@@ -1737,7 +1793,7 @@ def test_refused_options(rng):
     for args in (['--per-cpu'], ['--per-cpu', '--openmetrics'], ['--per-cpu', '--merge'],
                  ['--le-bits', '2', '--openmetrics'], ['--name', 'x', '--openmetrics'],
                  ['--cpu', '1', '--csv'], ['--cpu', '1', '--hist'], ['-p', '50', '--hist'],
-                 ['-u', 'ns', '--openmetrics'], ['-u', 'ns', '--json'], ['--json', '--json']):
+                 ['--input-unit', 'ns', '--openmetrics'], ['--input-unit', 'ns', '--json'], ['--json', '--json']):
         rc, out, err = run(args + [path])
         check('kstats %s FILE: accepted' % ' '.join(args), rc == 0 and out and not err, err)
     rc, out, err, fed = follow_reads(['--interval', '0.1', '--count', '1', '--per-cpu'],
@@ -1894,7 +1950,7 @@ def test_interval_formats(rng):
           rc == 0 and not fed and rows[0] == head + ['cpu'] and
           all(r[-1] == '1' and len(r) == len(head) + 1 and r[6].isdigit() for r in rows[1:]) and
           sum(int(r[6]) for r in rows[1:]) == 200, (fed, out, err))
-    rc, out, err, fed = follow_reads(['--openmetrics', '-u', 'ns', '--interval', '0.2',
+    rc, out, err, fed = follow_reads(['--openmetrics', '--input-unit', 'ns', '--interval', '0.2',
                                       '--count', '3'], snaps)
     parts = out.split('# EOF\n')
     ok = rc == 0 and not fed and len(parts) == 4 and parts[-1] == ''
@@ -1917,7 +1973,7 @@ def test_interval_formats(rng):
     # collector), through a temporary file; the last one stays.
     d = tempfile.mkdtemp(dir=TMP)
     target = os.path.join(d, 'live.prom')
-    rc, out2, err, fed = follow_reads(['--openmetrics', '-u', 'ns', '--interval', '0.2',
+    rc, out2, err, fed = follow_reads(['--openmetrics', '--input-unit', 'ns', '--interval', '0.2',
                                        '--count', '3', '-o', target], snaps)
     got = open(target, encoding='ascii').read() if os.path.exists(target) else ''
     check('--interval --openmetrics -o FILE: FILE holds the last exposition whole, '
@@ -1938,7 +1994,7 @@ def test_interval_formats(rng):
     intervals = [values[1000:1400] + values[500:700], values[:300] + values[:150],
                  values[300:700] + values[150:350]]
     for per_cpu in ([], ['--per-cpu']):
-        rc, out, err, fed = follow_reads(['--openmetrics', '-u', 'ns', '--interval', '0.2',
+        rc, out, err, fed = follow_reads(['--openmetrics', '--input-unit', 'ns', '--interval', '0.2',
                                           '--count', '3'] + per_cpu, snaps)
         series, valid = [], bool(shutil.which('promtool'))
         for p in out.split('# EOF\n')[:-1]:
@@ -2016,7 +2072,7 @@ def test_hist(rng):
           all(r['width'] == rows[0]['width'] for r in rows) and
           [r['cum'] for r in rows] == sorted(r['cum'] for r in rows) and
           rows[-1]['cum'] == 100, out[-600:])
-    rc, out, err = run(['--hist', '-u', 'ns', path], env=dict(os.environ, COLUMNS='120'))
+    rc, out, err = run(['--hist', '--input-unit', 'ns', path], env=dict(os.environ, COLUMNS='120'))
     _, rows = hist_rows(out)
     check('--hist -u ns: the ranges exact in their unit, said once where both bounds '
           'have it ([1.024, 1.151] us, [960 ns, 1.023 us])',
@@ -2067,7 +2123,7 @@ def test_rows_time_total(rng):
           rc == 0 and rows and rows[0].split()[-2] == 'total' and len(got) == 3 and
           None not in got and all(abs(g - w) <= tol * 1500 + 1 for g, w in zip(got, want)),
           (got, want, out))
-    rc, out, err, fed = follow_reads(['--rows', '-u', 'ns', '--interval', '0.2', '--count', '1'],
+    rc, out, err, fed = follow_reads(['--rows', '--input-unit', 'ns', '--interval', '0.2', '--count', '1'],
                                      snaps[:2])
     rows = out.splitlines()
     total = value_ns(' '.join(rows[1].split()[-4:-2])) if len(rows) == 2 else 0

@@ -427,7 +427,7 @@ def test_units_and_ticks(rng):
         values = [int(2000 * 20 ** (i / 2000)) // div for i in range(2001)]
         path = write('units-' + unit, gen.render({0: values}, 3))
         for view in ([], ['--cdf'], ['--linear']):
-            rc, err, s = svg_plot(view + ['-u', unit, path], 'units')
+            rc, err, s = svg_plot(view + ['--input-unit', unit, path], 'units')
             ticks = s.xticks() if s.ok else []
             styled = [t for t, _ in ticks if label_value(t, unit) is not None]
             check('kstats-plot -u %s %s of 2 to 40 %s: every value tick says its unit '
@@ -436,14 +436,46 @@ def test_units_and_ticks(rng):
                   rc == 0 and len(ticks) >= 3 and len(styled) == len(ticks) and
                   'latency' in s.text_list() and want in [t for t, _ in ticks],
                   (rc, err, ticks))
+    # -u: the axis in one unit, of nanoseconds (--input-unit otherwise):
+    # every tick in it, where the ticks of each value are in the plot
+    # with a tick per unit (-u auto); -u none: plain numbers.
+    values = [int(2000 * 20 ** (i / 2000)) for i in range(2001)]
+    path = write('disp', gen.render({0: values}, 3))
+    refs = {}
+    for view in ([], ['--cdf']):
+        rc, err, s = svg_plot(view + ['-u', 'auto', path], 'disp')
+        refs[tuple(view)] = axis_map(s.xticks(), 'ns', True) if s.ok else None
+    for args, unit in ((['-u', 'us'], 'us'), (['-u', 'ns'], 'ns'), (['-u', 'ms'], 'ms'),
+                       (['-u', 'ms', '--input-unit', 'us'], 'ms')):
+        for view in ([], ['--cdf']):
+            ref = refs[tuple(view)]
+            rc, err, s = svg_plot(view + args + [path], 'disp')
+            ticks = s.xticks() if s.ok else []
+            scale = 1000 if '--input-unit' in args else 1
+            m = axis_map([(t, p) for t, p in ticks], 'ns', True) if ticks else None
+            same = ref and m and all(abs(m[1](v * scale) - ref[1](v)) < 2
+                                     for v in (3000, 10000, 30000))
+            check('kstats-plot %s: every value tick in %s, where -u auto puts its value'
+                  % (' '.join(view + args), unit),
+                  rc == 0 and len(ticks) >= 3 and
+                  all(t.endswith(' ' + unit) for t, _ in ticks) and
+                  (same if scale == 1 else m is not None), (rc, err, ticks))
+    rc, err, s = svg_plot(['-u', 'none', path], 'disp')
+    ticks = [t for t, _ in s.xticks()] if s.ok else []
+    check('kstats-plot -u none: the ticks plain numbers (2k, 5k, 10k...), the axis "value"',
+          rc == 0 and ticks and all(label_value(t, None) is not None for t in ticks) and
+          'value' in s.text_list(), (rc, err, ticks))
+    rc, _, err = plot(['-u', 'parsecs', path])
+    check('kstats-plot -u parsecs -> exit 1, the choices said',
+          rc == 1 and "'parsecs' is not ns, us, ms, s, auto or none" in err, err)
     # 1000 s to 1e9 s: the seconds' digits would grow to "1000000000 s"
     # and the labels run into each other: 1e5 s and above.
     huge = write('huge', gen.render({0: [int(1e12 * 1e6 ** (i / 2000)) for i in range(2001)]}, 3))
     for view in ([], ['--cdf']):
-        rc, err, s = svg_plot(view + ['-u', 'ns', huge], 'huge')
+        rc, err, s = svg_plot(view + ['--input-unit', 'ns', huge], 'huge')
         ticks = [t for t, _ in s.xticks()] if s.ok else []
         check('kstats-plot %s of 1000 s to 1e9 s: ticks 1000 s, 10000 s, 1e5 s ... 1e9 s, '
-              'none over 7 characters' % ' '.join(['-u', 'ns'] + view),
+              'none over 7 characters' % ' '.join(['--input-unit', 'ns'] + view),
               rc == 0 and ticks == ['1000 s', '10000 s'] + ['1e%d s' % k for k in range(5, 10)]
               and axis_map(s.xticks(), 'ns', True) is not None, (rc, err, ticks))
     # Without a unit: engineering notation throughout, 100 to 1M (gnuplot
@@ -459,7 +491,7 @@ def test_units_and_ticks(rng):
     # Within a decade, 3 us to 9 us: gnuplot alone puts no tick there.
     narrow = write('narrow', gen.render({0: [3000 + 3 * i for i in range(2000)]}, 3))
     for view in ([], ['--cdf'], ['--spectrum']):
-        rc, err, s = svg_plot(view + ['-u', 'ns', narrow], 'narrow')
+        rc, err, s = svg_plot(view + ['--input-unit', 'ns', narrow], 'narrow')
         ticks = (s.yticks() if view == ['--spectrum'] else s.xticks()) if s.ok else []
         values = [label_value(t, 'ns') for t, _ in ticks]
         check('kstats-plot -u ns %s of 3 us to 9 us: 3 or more value ticks, in us'
@@ -473,7 +505,7 @@ def test_units_and_ticks(rng):
     n = sum(int(r[3]) for r in rows)
     dmax = max(int(r[3]) / n / (int(r[2]) - int(r[1]) + 1) for r in rows)
     for unit, per in (('ns', r'(\d+) (ns|us|ms|s)'), (None, r'(\d+) units of value')):
-        rc, err, s = svg_plot(['--linear'] + (['-u', unit] if unit else []) + [ln], 'lin')
+        rc, err, s = svg_plot(['--linear'] + (['--input-unit', unit] if unit else []) + [ln], 'lin')
         label = [t for t in s.text_list() if t.startswith('fraction of samples per ')] \
             if s.ok else []
         m = label and re.fullmatch('fraction of samples per ' + per, label[0])
@@ -497,7 +529,7 @@ def test_units_and_ticks(rng):
         series += 'interval %d seconds 1.000 rate 3000.0/s\n' % (i + 1) + c
     hm = write('units.series', series)
     img = os.path.join(TMP, 'units-heat.svg')
-    rc, _, err = plot(['--heatmap', '-u', 'ns', '-t', 'svg', '-o', img, hm])
+    rc, _, err = plot(['--heatmap', '--input-unit', 'ns', '-t', 'svg', '-o', img, hm])
     s = Svg(img)
     if s.ok:
         left, right = s.border[0], s.border[2]
@@ -530,7 +562,7 @@ def test_range(rng):
     first, last = st['min_bounds'][0], st['max_bounds'][1] + 1
     for view, log in (([], True), (['--cdf'], True), (['--linear'], False),
                       (['--linear', '--cdf'], False)):
-        rc, err, s = svg_plot(view + ['-u', 'ns', path], 'range')
+        rc, err, s = svg_plot(view + ['--input-unit', 'ns', path], 'range')
         m = axis_map(s.xticks(), 'ns', log) if s.ok else None
         if m:
             lo, hi = m[0](s.border[0]), m[0](s.border[2])
@@ -545,7 +577,7 @@ def test_range(rng):
     for view, log in (([], True), (['--linear'], False), (['--spectrum'], True)):
         for xr, want in (('3000:30000', (3000, 30000)), ('5000:', (5000, None)),
                          (':8000', (None, 8000))):
-            rc, err, s = svg_plot(view + ['-u', 'ns', '--xrange', xr, path], 'xrange')
+            rc, err, s = svg_plot(view + ['--input-unit', 'ns', '--xrange', xr, path], 'xrange')
             if view == ['--spectrum']:
                 m = axis_map(s.yticks(), 'ns', log) if s.ok else None
                 ends = m and (m[0](s.border[3]), m[0](s.border[1]))
@@ -565,7 +597,7 @@ def test_range(rng):
               rc == 1 and why in err.splitlines()[0] and
               err.splitlines()[-1] == "Try 'kstats-plot --help'." and
               not os.path.exists(os.path.join(TMP, 'X')), err)
-    rc, err, s = svg_plot(['--linear', '--xrange', '0:50000', '-u', 'ns', path], 'xrange0')
+    rc, err, s = svg_plot(['--linear', '--xrange', '0:50000', '--input-unit', 'ns', path], 'xrange0')
     check('kstats-plot --linear --xrange 0:50000 -u ns: from 0 to 50 us',
           rc == 0 and s.ok and [t for t, _ in s.xticks()][0] == '0' and
           [t for t, _ in s.xticks()][-1] == '50 us', (rc, err, s.ok and s.xticks()))
@@ -580,7 +612,7 @@ def test_markers(rng):
         log = '--linear' not in view
         for pcts, args in (('50,99', []), ('90,99.9', ['-p', '90,99.9'])):
             st = json_of(a, '-p', pcts)
-            rc, err, s = svg_plot(view + args + ['-u', 'ns', a], 'markers')
+            rc, err, s = svg_plot(view + args + ['--input-unit', 'ns', a], 'markers')
             m = axis_map(s.xticks(), 'ns', log) if s.ok else None
             bad = []
             for q in pcts.split(','):
@@ -646,7 +678,7 @@ def test_markers(rng):
     # The labels clear of the key: its entries' texts (right-aligned, a
     # character at most 8 pixels wide, 12 high) and sample lines.
     for view in ([], ['--cdf'], ['--linear'], ['--linear', '--cdf']):
-        rc, err, s = svg_plot(view + ['-u', 'ns', a, b], 'key')
+        rc, err, s = svg_plot(view + ['--input-unit', 'ns', a, b], 'key')
         boxes = []
         for t, x, y, anchor, _ in s.texts if s.ok else []:
             if t in s.keys and anchor == 'end':
@@ -663,7 +695,7 @@ def test_markers(rng):
     # character at most 8 pixels wide, 12 high).
     c = write('mark-c', gen.render({0: lognormal(rng, 20000, 9.1, 1.05)}, 3))
     for view in ([], ['--cdf']):
-        rc, err, s = svg_plot(view + ['-u', 'ns', '-p', '50,90,99,99.9', a, c], 'apart')
+        rc, err, s = svg_plot(view + ['--input-unit', 'ns', '-p', '50,90,99,99.9', a, c], 'apart')
         boxes = [(q, x, y - 12, x + 8 * len(q), y + 2) for q, x, y, *_ in
                  (s.texts if s.ok else []) if re.match(r'^p\d', q)]
         clash = [(p[0], q[0]) for i, p in enumerate(boxes) for q in boxes[i + 1:]
@@ -674,7 +706,7 @@ def test_markers(rng):
     # A percentile at the right end of the axis: its label left of its
     # line, inside the border (a character at most 8 pixels wide).
     e = write('mark-e', gen.render({0: lognormal(rng, 5000, 7, 0.5) + [2 ** 63] * 60}, 3))
-    rc, err, s = svg_plot(['-u', 'ns', '-p', '50,99', e], 'edge')
+    rc, err, s = svg_plot(['--input-unit', 'ns', '-p', '50,99', e], 'edge')
     out = [(q, x, anchor) for q, x, y, anchor, _ in (s.texts if s.ok else [])
            if re.match(r'^p\d', q) and s.border and
            (x + 8 * len(q) > s.border[2] if anchor != 'end' else x > s.border[2])]
@@ -713,7 +745,7 @@ def test_spectrum(rng):
     path = write('spectrum', gen.render({0: values[:12000], 1: values[12000:]}, 3))
     st = json_of(path, '-p', '50,99,99.9')
     for view, log in (([], True), (['--linear'], False)):
-        rc, err, s = svg_plot(['--spectrum', '-u', 'ns'] + view + [path], 'spectrum')
+        rc, err, s = svg_plot(['--spectrum', '--input-unit', 'ns'] + view + [path], 'spectrum')
         if not s.ok:
             check('kstats-plot --spectrum %s: an image' % ' '.join(view), False, (rc, err))
             continue

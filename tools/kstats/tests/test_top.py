@@ -1066,7 +1066,7 @@ def test_group_input(rng):
                 'function), one le set, exact counts, valid (promtool)'
                 % (' '.join(per_cpu), ' and CPU' if per_cpu else ''), ok and good,
                 (err, detail, out[:1500]))
-    rc, out, err = H.run(['--openmetrics', '-u', 'ns', '--name', 'fs', g])
+    rc, out, err = H.run(['--openmetrics', '--input-unit', 'ns', '--name', 'fs', g])
     good, detail = promtool(out)
     H.check('group --openmetrics -u ns --name fs: kstats_latency_seconds, metric="fs"',
             rc == 0 and good and '# UNIT kstats_latency_seconds seconds' in out and
@@ -1153,10 +1153,10 @@ def pct_cols_ok(out, funcs, pcts):
     return '; '.join(bad)
 
 
-def units_ok(plain, with_unit):
-    """The rows of WITH_UNIT (-u us) are those of PLAIN (their rates
-    aside), each value with a unit, within 3 significant digits: '' if so,
-    else what is wrong."""
+def units_ok(plain, with_unit, unit='us', shown=None):
+    """The rows of WITH_UNIT (--input-unit UNIT) are those of PLAIN (their
+    rates aside), each value with a unit (SHOWN if given: -u SHOWN), within
+    3 significant digits: '' if so, else what is wrong."""
     a, b = parse_tables(plain), parse_tables(with_unit)
     rows = {w[0]: w for w in b[-1][1]} if b else {}
     bad = []
@@ -1169,12 +1169,14 @@ def units_ok(plain, with_unit):
             v = unit_value(y)
             if x == '-' and y == '-':
                 continue
-            if v is None or abs(v - float(x)) > 0.01 * float(x) + 0.001:
-                bad.append('%s: %s for %s' % (w[0], y, x))
+            x = float(x) * UNIT_SCALE[unit]
+            if v is None or abs(v - x) > 0.01 * x + 0.001 * UNIT_SCALE[unit] or \
+                    (shown and not re.fullmatch(r'[0-9.]+' + shown, y)):
+                bad.append('%s: %s for %s us' % (w[0], y, x))
             # max<= (the last column but total and avg): rounded up, so that
             # it holds.
-            elif i == len(w) - 6 and v < float(x):
-                bad.append('%s: max<= %s, below %s' % (w[0], y, x))
+            elif i == len(w) - 6 and v < x:
+                bad.append('%s: max<= %s, below %s us' % (w[0], y, x))
     return '; '.join(bad) if a and b else 'no table'
 
 
@@ -1194,7 +1196,7 @@ def test_max_bound():
     H.check('group DIR: the column max<= is the upper bound of the slot of the largest '
             'sample, exact (2^64 - 1)', rc == 0 and 'max<=' in head and
             {f: w[5] for f, w in rows.items()} == want, (want, out, err))
-    rc, out, err = H.run(['-u', 'ns', g])
+    rc, out, err = H.run(['--input-unit', 'ns', g])
     tables = parse_tables(out)
     rows = {w[0]: w for w in tables[0][1]} if tables else {}
     v = unit_value(rows.get('odd', [''] * 6)[5])
@@ -1235,7 +1237,7 @@ def test_group_table_options(rng):
     why = pct_cols_ok(out, funcs, (50, 90, 99.9))
     H.check('group DIR -p 50,90,99.9: the columns p50 p90 p99.9, each in its slot',
             rc == rc2 == 0 and not why, (why, out, err2))
-    rc2, out, err2 = H.run(['-u', 'us', g])
+    rc2, out, err2 = H.run(['--input-unit', 'us', g])
     why = units_ok(plain, out)
     H.check('group DIR -u us: each value of the table with its unit (us, ms, s)',
             rc == rc2 == 0 and not why, (why, out, err2))
@@ -1314,7 +1316,7 @@ def test_usage():
                        (['top', '-d', '0'], "--delay: '0' is not a positive"),
                        (['top', '-s', 'size'], "--sort: 'size' is not"),
                        (['top', '-n', '1', '--duration', '1'], 'not both'),
-                       (['top', '-u', 'parsecs'], "'parsecs' is not ns"),
+                       (['top', '--input-unit', 'parsecs'], "'parsecs' is not ns"),
                        (['trace', 'pcpu:vfs_*'], 'a glob is traced by fprobe: only'),
                        (['trace', 'vfs_*', '--per-cpu'], 'do not apply to a glob'),
                        (['trace', 'vfs_read', '-n', '5'], '--lines: only with a glob'),
@@ -1421,8 +1423,9 @@ def test_trace_glob(rng):
         return not [n for n in os.listdir(kern.kdir) if n != '_control']
 
     try:
-        rc, out, err = H.run(wrap + ['trace', 'vfs_*', '--', *wait_for('kstats-trace-*')],
-                             raw=True)
+        # -u none: the numbers as recorded (kstats trace prints ns in units).
+        rc, out, err = H.run(wrap + ['trace', 'vfs_*', '-u', 'none', '--',
+                                    *wait_for('kstats-trace-*')], raw=True)
         tables = parse_tables(out)
         head = tables[0][0] if tables else []
         name = head[1] if len(head) > 1 else ''
@@ -1448,7 +1451,8 @@ def test_trace_glob(rng):
         plain = out
         kern.clear()
         rc, out, err = H.run(wrap + ['trace', 'vfs_*', '--name', 'cols', '--percentiles',
-                                     '50,90,99.9', '--', *wait_for('cols')], raw=True)
+                                     '50,90,99.9', '-u', 'none', '--', *wait_for('cols')],
+                             raw=True)
         why = pct_cols_ok(out, {f: by for f, by in funcs.items() if by}, (50, 90, 99.9))
         # Each run's remove taken before the log is cleared for the next.
         cmds = kern.commands(2)
@@ -1456,13 +1460,24 @@ def test_trace_glob(rng):
                 "its table, each in its slot", rc == 0 and not why and cmds == [
                     'trace fprobe:vfs_* as cols bits 1', 'remove cols'], (why, cmds, out, err))
         kern.clear()
-        rc, out, err = H.run(wrap + ['trace', 'vfs_*', '--name', 'unit', '-u', 'us', '--',
-                                     *wait_for('unit')], raw=True)
+        rc, out, err = H.run(wrap + ['trace', 'vfs_*', '--name', 'unit', '--input-unit', 'us',
+                                     '--', *wait_for('unit')], raw=True)
         why = units_ok(plain, out)
         cmds = kern.commands(2)
-        H.check("trace 'vfs_*' -u us: each value of its table with its unit",
+        H.check("trace 'vfs_*' --input-unit us: each value of its table with its unit",
                 rc == 0 and not why and cmds == ['trace fprobe:vfs_* as unit bits 1',
                                                  'remove unit'], (why, cmds, out, err))
+        # kstats trace knows its unit: nanoseconds, printed so by default;
+        # -u ms: each value in ms.
+        for args, shown in (([], None), (['-u', 'ms'], 'ms')):
+            kern.clear()
+            rc, out, err = H.run(wrap + ['trace', 'vfs_*', '--name', 'unit'] + args +
+                                 ['--', *wait_for('unit')], raw=True)
+            why = units_ok(plain, out, 'ns', shown)
+            kern.commands(2)
+            H.check("trace 'vfs_*' %s: its values nanoseconds, printed %s" %
+                    (' '.join(args), 'in ms' if shown else 'with their units'),
+                    rc == 0 and not why, (why, out, err))
 
         # --openmetrics over --series-max: the trace is gone once its
         # group is read, so written, and said.
@@ -1569,7 +1584,7 @@ def test_resolution(rng):
         g = os.path.join(d, 'unit%d' % bits)
         vals = {'a': 185000, 'b': 5952173, 'c': 995, 'd': 161718}
         gen.write_group(g, {f: {0: [vals[f]] * 3} for f in want}, bits)
-        rc, out, err = H.run(['-u', 'ns', '-p', '50', g])
+        rc, out, err = H.run(['--input-unit', 'ns', '-p', '50', g])
         rows = {w[0]: w[3] for w in (parse_tables(out) or [([], [])])[0][1]}
         H.check('group table -u ns at frac_bits %d: p50 %s' % (bits, ', '.join(
             '%s for %d ns' % (want[f], vals[f]) for f in sorted(want))),
@@ -1610,6 +1625,18 @@ def test_top_habits(rng):
     rc, out, err = H.run(['top', '--dir', d, 'grp', '-b', '-i', '0.05', '-c', '2'])
     H.check('top -i 0.05 -c 2: the same as -d 0.05 -n 2 (2 tables)',
             rc == 0 and len(parse_tables(out)) == 2, (out, err))
+    # -u: the unit the values are printed in, of nanoseconds.
+    snaps = [{f: {0: [rng.randrange(100, 10 ** 7) for _ in range(k * 20)]}
+              for f in ('a', 'b', 'c')} for k in (1, 2)]
+    outs = []
+    for unit in ('none', 'us'):
+        outs.append(fed_run(['top', '--dir', d, 'grp', '-b', '-d', '0.05', '-n', '1', '-u', unit],
+                            os.path.join(d, 'grp', '_summary'),
+                            [gen.render_summary(x, BITS) for x in snaps]))
+    why = units_ok(outs[0][1], outs[1][1], 'ns', 'us')
+    H.check('top -u us: every value in us (of ns); -u none: plain numbers',
+            all(o[0] == 0 and not o[3] for o in outs) and not why and
+            re.search(r'^a +40 +[0-9.]+ +[0-9]+ ', outs[0][1], re.M), (why, outs))
 
 
 def tests(harness, rng):
