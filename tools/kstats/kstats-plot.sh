@@ -29,6 +29,7 @@ options are those of kstats(1).
       --per-cpu         one curve per CPU (default: all CPUs, the CPUS lines)
       --top N           with --per-cpu, the N CPUs with the slowest p99,
                         then the most samples (default 8)
+      --cpus LIST       one curve per CPU of LIST (0,3,8-11), as --per-cpu
   -u, --unit ns|us|ms|s|auto|none
                         the value axis in that unit (auto: each tick in its
                         own, 1 us, 10 us, 1 ms...; none: plain numbers); the
@@ -45,13 +46,14 @@ options are those of kstats(1).
   -o, --output FILE     the image, for png and svg
   -s, --size WxH        size: characters for dumb, pixels otherwise
       --linear          linear value axis (default: logarithmic)
+      --logy            the density's axis logarithmic: a tail of 0.1% shows
   -V, --version         the version
   -h, --help            this text
 USAGE
 }
 
-view=density per_cpu=0 live=0 host="" term=dumb output="" size="" logv=1 heatmap=0
-unit="" disp="" pcts=50,99 xrange="" top=8
+view=density per_cpu=0 live=0 host="" term=dumb output="" size="" logv=1 heatmap=0 logy=0
+unit="" disp="" pcts=50,99 xrange="" top=8 cpus=""
 # The options given, to refuse those that would do nothing.
 given=" "
 # A usage error: what is wrong, in a line, and where to read more.
@@ -70,7 +72,7 @@ while [ $# -gt 0 ]; do
 	--heatmap) heatmap=1 ;;
 	--per-cpu) per_cpu=1 ;;
 	-i|--interval|-H|--host|-t|--term|-o|--output|-s|--size|-u|--unit|\
-	--input-unit|-p|--percentiles|--xrange|--top)
+	--input-unit|-p|--percentiles|--xrange|--top|--cpus)
 		[ $# -ge 2 ] || bad_usage "option '$1' needs an argument"
 		case $1 in
 		-i|--interval) live=$2 ;;
@@ -83,9 +85,11 @@ while [ $# -gt 0 ]; do
 		-p|--percentiles) pcts=$2 given="$given$1 " ;;
 		--xrange) xrange=$2 ;;
 		--top) top=$2 given="$given$1 " ;;
+		--cpus) cpus=$2 per_cpu=1 given="$given$1 " ;;
 		esac
 		shift ;;
 	--linear) logv=0 given="$given$1 " ;;
+	--logy) logy=1 given="$given$1 " ;;
 	-V|--version) echo "kstats-plot 0.2"; exit 0 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
@@ -213,8 +217,37 @@ fi
 if o=$(given --linear); then
 	[ $heatmap = 0 ] || bad_usage "$o: --heatmap's value axis is logarithmic only"
 fi
+if o=$(given --logy); then
+	[ $view = density ] && [ $heatmap = 0 ] ||
+		bad_usage "$o: the density's axis (not with --cdf, --spectrum or --heatmap)"
+fi
 if o=$(given --top); then
 	[ $per_cpu = 1 ] || bad_usage "$o: the CPUs with the slowest p99, with --per-cpu only"
+fi
+# --cpus 0,3,8-11: the CPUs, a word each (KP_CPUS); 64 curves at most.
+KP_CPUS=""
+if o=$(given --cpus); then
+	KP_CPUS=$(printf '%s\n' "$cpus" | awk -F, '
+		function cpu(s) { return s ~ /^[0-9]+$/ && length(s) <= 6 && (s == "0" || s !~ /^0/) }
+		NR == 1 {
+			bad = !NF
+			for (i = 1; i <= NF && !bad; i++) {
+				n = split($i, r, "-")
+				if (n > 2 || !cpu(r[1]) || (n == 2 && (!cpu(r[2]) || r[2] + 0 < r[1] + 0)))
+					bad = 1
+				for (c = r[1] + 0; !bad && c <= (n == 2 ? r[2] : r[1]) + 0; c++)
+					if (++k > 64)
+						bad = 2
+					else
+						out = out (out == "" ? "" : " ") c
+			}
+		}
+		END { if (NR != 1 && !bad) bad = 1; if (bad) exit bad; print out }') || case $? in
+	2) bad_usage "--cpus: '$cpus' names more than 64 CPUs" ;;
+	*) bad_usage "--cpus: '$cpus' is not a list of CPUs (0,3,8-11)" ;;
+	esac
+	[ "$top" = 8 ] || ! given --top > /dev/null ||
+		bad_usage "--cpus and --top: one of them (the CPUs named, or the N slowest)"
 fi
 command -v gnuplot >/dev/null || { echo "kstats-plot: gnuplot not found" >&2; exit 1; }
 # The kstats beside this script (installed together), else on PATH.
@@ -417,7 +450,7 @@ fi
 # plot/prep.sh reads each input once (plot/read.sh), then makes the curves
 # and the frame of the plot (plot/ticks.awk, plot/curves.awk).
 KP_N=$# KP_VIEW=$view KP_LOGV=$logv KP_PERCPU=$per_cpu KP_TOP=$top KP_PCTS=$pcts
-KP_SCALE=$scale KP_UNIT=$bunit KP_XMIN=$xmin KP_XMAX=$xmax KP_LZ=0.5
+KP_SCALE=$scale KP_UNIT=$bunit KP_XMIN=$xmin KP_XMAX=$xmax KP_LZ=0.5 KP_LOGY=$logy
 [ $logv = 1 ] || KP_LZ=0
 # The width of the plot in characters, about (10 pixels a character of
 # pngcairo's font, 9 of svg's, less the margins), and of the key: its
@@ -438,6 +471,7 @@ label1=$label label2=""
 KP_KEYW=$(( ${#label1} > ${#label2} ? ${#label1} : ${#label2} ))
 KP_KEYW=$(( KP_KEYW + 10 + (per_cpu ? 7 : 0) ))
 export KP_N KP_VIEW KP_LOGV KP_PERCPU KP_TOP KP_PCTS KP_SCALE KP_UNIT KP_XMIN KP_XMAX KP_LZ
+export KP_LOGY KP_CPUS
 export KP_COLS KP_KEYW KP_ROWS
 sh "$KP_LIB/prep.sh" || exit 1
 
@@ -456,6 +490,7 @@ esac
 	if [ $logv = 1 ]; then
 		[ $view = spectrum ] && echo "set logscale y" || echo "set logscale x"
 	fi
+	[ $logy = 0 ] || echo "set logscale y"
 	[ $view = spectrum ] && echo "set logscale x"
 	echo "set xlabel '$xlabel'"
 	echo "set ylabel '$ylabel'"

@@ -64,6 +64,7 @@ function curve(k,   i, T, c, lo, hi, x0, x1, y, last, cum, first, xa, xb) {
 			out(x1, y)
 			last = x1
 			DMAX = max(DMAX, y)
+			DMIN = min(DMIN, y)
 		} else if (view == "cdf") {
 			if (first)
 				out(x0, 0)
@@ -95,14 +96,16 @@ function curve(k,   i, T, c, lo, hi, x0, x1, y, last, cum, first, xa, xb) {
 }
 function plot(k, cpu, style, title) {
 	PLOT = PLOT (PLOT == "" ? "plot " : ", \\\n\t") \
-		sprintf("KP_DIR.'/data' index %d using 1:($2 * YS) with lines %s title %s %s",
-			NCURVES - 1, style, title, "noenhanced")
+		sprintf("KP_DIR.'/data' index %d using 1:(%s) with lines %s title %s %s",
+			NCURVES - 1, logy ? "$2 > 0 ? $2 * YS : YLOW" : "$2 * YS", style, title,
+			"noenhanced")
 }
-# Each CPU of input k, at most top of them: those whose tail is the
+# Each CPU of input k named by --cpus (cpus, a list), or at most top of
+# them: those whose tail is the
 # slowest, by the slot of their p99 (the first whose cumulative p reaches
 # 0.99), then by their samples: a CPU several times slower than the rest
 # shows, whatever its share of the samples.
-function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t) {
+function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t, nc, named) {
 	f = dir "/text" k
 	split("", TOT)
 	split("", P99)
@@ -122,7 +125,19 @@ function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t) {
 		fail(k, "no CPU lines: --per-cpu needs them (not grep CPUS)")
 	split("", SEL)
 	n = 0
-	for (j = 0; j < (ncpu < top ? ncpu : top); j++) {
+	# --cpus: those named, each one of the input's.
+	if (cpus != "") {
+		nc = split(cpus, named, " ")
+		for (j = 1; j <= nc; j++) {
+			if (!((named[j] + 0) in TOT))
+				fail(k, sprintf("--cpus: no CPU %d with samples in it", named[j]))
+			if ((named[j] + 0) in SEL)
+				continue
+			SEL[named[j] + 0] = 1
+			list[++n] = named[j] + 0
+		}
+	}
+	for (j = 0; cpus == "" && j < (ncpu < top ? ncpu : top); j++) {
 		best = ""
 		for (cpu in TOT)
 			if (!((cpu + 0) in SEL) && (best == "" || P99[cpu] > P99[best] ||
@@ -137,7 +152,10 @@ function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t) {
 		for (j = i; j > 1 && list[j - 1] > list[j]; j--) {
 			t = list[j]; list[j] = list[j - 1]; list[j - 1] = t
 		}
-	if (ncpu > top) {
+	if (cpus != "") {
+		TITLE = TITLE (TITLE == "" ? "" : ".'; '.") \
+			sprintf("NAME%d.': %d of its %d CPUs, named by --cpus'", k, n, ncpu)
+	} else if (ncpu > top) {
 		printf "%d the %d of its %d CPUs with the slowest p99\n", k, top, ncpu \
 			> (dir "/notes")
 		TITLE = TITLE (TITLE == "" ? "" : ".'; '.") \
@@ -181,6 +199,13 @@ function markers(k,   np, q, i, j, r, cum, x, colour, ly, ytop) {
 				break
 		}
 		x = MEAN[k, i] > 0 || !logv ? MEAN[k, i] : lz
+		# Past the end of a linear axis cut at p99.9: not drawn.
+		if (CUT != "" && x > CUT)
+			continue
+		# What it resolves: the true percentile lies in its slot,
+		# [lo, hi]; the widest side of the slot from the mean, in %.
+		if (x > 0)
+			RES = max(RES, 100 * max(x - LO[k, i], HI[k, i] + 1 - x) / x)
 		# On the CDF, up to the curve's height there (the fraction
 		# q), clear of the key above.
 		ytop = view == "cdf" ? sprintf("first %.10g", q[j] / 100) : "graph 0.99"
@@ -192,13 +217,19 @@ function markers(k,   np, q, i, j, r, cum, x, colour, ly, ytop) {
 		LC[NL] = percpu ? "rgb '#505050'" : "lt " k
 	}
 }
+# A resolution in %, to 2 significant digits, rounded up: it holds.
+function res_pct(r,   e) {
+	e = 10 ^ (floor(log10(r)) - 1)
+	return sprintf("%.10g", ceil(r / e - 1e-9) * e)
+}
 # The markers' labels, right of their lines, in rows: at the top of the
 # density (above the curves, see LABELS), at the bottom of the CDF, where
 # the curves are not. From left to right, each in the first row where it
 # clears the labels already there, and the key (top left, keyw characters
 # wide, a row per curve) by a character; the plot is about cols
 # characters wide. Once 6 rows are full, the one that ends first.
-function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln) {
+function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln, step, top0,
+			bot0) {
 	for (i = 1; i <= NL; i++) {
 		o[i] = i
 		f[i] = logv ? log(LX[i] / RLO) / log(RHI / RLO) : (LX[i] - RLO) / (RHI - RLO)
@@ -211,15 +242,23 @@ function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln) {
 	# each label row that falls on a line of the key's (from the second
 	# below the top border, one per curve) or the one under it; else a
 	# label row per curve of the key.
+	# On a terminal, a row of labels is a line at least (gnuplot rounds
+	# each to a line: rows closer than that fall on one), the first
+	# below the border; elsewhere 5% of the graph.
+	step = rows ? max(0.05, 1 / rows) : 0.05
+	top0 = rows ? min(0.97, 1 - 1 / rows) : 0.97
+	bot0 = rows ? max(0.05, 1 / rows) : 0.05
 	for (r = 0; r < 6; r++) {
-		ln = int((0.03 + 0.05 * r) * rows + 0.5)
+		ln = int((1 - (top0 - step * r)) * rows + 0.5)
 		ROW[r] = -1
 		if (view == "density" && logv &&
 		    (rows ? ln >= 2 && ln <= NCURVES + 2 : r < NCURVES))
-			ROW[r] = keyw / cols
+			ROW[r] = (keyw + (rows ? 2 : 0)) / cols
 	}
 	for (i = 1; i <= NL; i++) {
-		w = (length(LT[o[i]]) + 1.5) / cols
+		# A character more between labels on a terminal, whose
+		# characters round the positions.
+		w = (length(LT[o[i]]) + (rows ? 2.5 : 1.5)) / cols
 		# Past the right border: left of its line.
 		left = f[o[i]] + w > 1
 		x0 = left ? f[o[i]] - w : f[o[i]]
@@ -229,12 +268,44 @@ function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln) {
 				best = r
 		r = r < 6 ? r : best
 		ROW[r] = x0 + w
-		ly = view == "cdf" ? 0.05 + 0.05 * r : 0.97 - 0.05 * r
+		ly = view == "cdf" ? bot0 + step * r : top0 - step * r
 		LABELS = LABELS > ly || LABELS == "" ? ly : LABELS
 		at = left ? "right offset character -0.5, 0" : "left offset character 0.5, 0"
 		MARK = MARK sprintf("set label \"%s\" at %.10g, graph %.3f %s tc %s front boxed\n",
 				    LT[o[i]], LX[o[i]], ly, at, LC[o[i]])
 	}
+}
+# On a linear value axis without --xrange MAX, the end of the axis: the
+# upper bound of the slot of p99.9 (the largest of the inputs'), when
+# the largest sample is past 1.5 times it (a tail would squeeze the
+# distribution into the first pixels); "" otherwise. Said in the notes
+# and the title, with the samples beyond it.
+function linear_cut(   k, i, r, cum, cut, at, beyond) {
+	if (logv || umax != "" || view == "spectrum")
+		return ""
+	for (k = 1; k <= n; k++) {
+		r = 0.999 * NALL[k]
+		r = r == int(r) ? r : int(r) + 1
+		cum = 0
+		for (i = 1; i <= NS[k] && cum + CNT[k, i] < r; i++)
+			cum += CNT[k, i]
+		if (cut == "" || HI[k, i] + 1 > cut) {
+			cut = HI[k, i] + 1
+			at = k
+		}
+	}
+	beyond = 0
+	for (k = 1; k <= n; k++)
+		for (i = 1; i <= NS[k]; i++)
+			if (LO[k, i] >= cut)
+				beyond += CNT[k, i]
+	if (!beyond || VMAX <= 1.5 * cut)
+		return ""
+	printf "%d the value axis ends at p99.9 (%s): %d samples beyond it " \
+		"(--xrange MIN:MAX for them)\n", at, eng(cut * scale, u), beyond > (dir "/notes")
+	TITLE = TITLE (TITLE == "" ? "" : ".'; '.") \
+		sprintf("'the axis ends at p99.9: %d samples beyond'", beyond)
+	return cut
 }
 BEGIN {
 	data = dir "/data.new"
@@ -252,9 +323,19 @@ BEGIN {
 			curve(k)
 			plot(k, -1, sprintf("lt %d", k), "NAME" k)
 		}
+	}
+	if ((CUT = linear_cut()) != "")
+		VMAX = CUT
+	for (k = 1; k <= n; k++)
 		if (view != "spectrum" && pcts != "")
 			markers(k)
-	}
+	# What the markers resolve, said in the title (#43.7).
+	if (NL && RES != "")
+		TITLE = TITLE (TITLE == "" ? "" : ".'; '.") \
+			sprintf("'markers: slot means, the true value within %s%%'", res_pct(RES))
+	# On a terminal, the title's line is one of the graph's less.
+	if (rows && TITLE != "")
+		rows--
 	YS = 1
 	print "unset arrow"
 	print "unset label"
@@ -296,8 +377,16 @@ BEGIN {
 				per = eng(YS * scale, u)
 			printf "set ylabel 'fraction of samples per %s'\n", per
 		}
-		# The density below the lowest row of labels.
-		if (view == "density" && LABELS != "")
+		# The density below the lowest row of labels; on a logarithmic
+		# axis (--logy), from half its least value not 0, the 0s of the
+		# curves' edges below it (YLOW), so that the steps stay whole.
+		if (view == "density" && logy) {
+			lo = DMIN * YS / 2
+			f = LABELS != "" ? LABELS - 0.04 : 0.95
+			printf "set yrange [%.10g:%.10g]\n", lo,
+				exp(log(lo) + log(DMAX * YS / lo) / f)
+			printf "YLOW = %.10g\n", lo / 10
+		} else if (view == "density" && LABELS != "")
 			printf "set yrange [0:%.10g]\n", DMAX * YS / (LABELS - 0.04)
 		else
 			print "set yrange [0:*]"

@@ -619,7 +619,9 @@ def test_markers(rng):
                 want = m[1](st['percentiles'][q]['value']) if m else 0
                 lines = [x for x, _ in s.dashed if abs(x - want) < 1.5] if s.ok else []
                 labels = [x for t, x, *_ in s.texts if t == 'p' + q] if s.ok else []
-                if not lines or len(labels) != 1 or not want <= labels[0] <= want + 15:
+                # Right of the line; left of it (its text's end) near
+                # the right border.
+                if not lines or len(labels) != 1 or not want - 15 <= labels[0] <= want + 15:
                     bad.append((q, want, s.ok and s.dashed, labels))
             check('kstats-plot %s %s: dashed lines at kstats\' p%s, labelled'
                   % (' '.join(view), ' '.join(args), pcts.replace(',', ' and p')),
@@ -735,6 +737,136 @@ def test_terminal_key(rng):
             bad.append((args, rc, err, [l for l in out.splitlines()[:6]]))
     check('kstats-plot on the terminal: each name whole in the key, no marker label on it',
           not bad, bad)
+
+
+def test_terminal_labels(rng):
+    """#43.10: on a small terminal, the rows of the markers' labels are a
+    line apart (gnuplot rounds each to a line: 5% of 15 lines put two rows
+    on one) and below the border; each label whole, none on the key."""
+    a = write('lab-a', gen.render({0: lognormal(rng, 20000, 9, 1)}, 3))
+    b = write('lab-b', gen.render({0: lognormal(rng, 20000, 9.3, 1.2)}, 3))
+    bad = []
+    for view in ([], ['--cdf']):
+        for size in ('60x20', '80x24', '120x35'):
+            rc, out, err = plot(view + ['-s', size, '-p', '0.1,1,5,50', '--input-unit', 'ns',
+                                        a, b])
+            lines = out.splitlines()
+            for q in ('0.1', '1', '5', '50'):
+                n = len(re.findall(r'(?<![\w.])p%s(?![\w.])' % re.escape(q), out))
+                if n != 2:
+                    bad.append('%s %s: p%s %d times, not 2' % (' '.join(view), size, q, n))
+            if view == [] and not all(re.search(r'\|%s [*#]{3,}' % n, out)
+                                      for n in ('lab-a', 'lab-b')):
+                bad.append('%s: the key not whole: %s' % (size, lines[:6]))
+            border = next((i for i, l in enumerate(lines) if re.match(r' *\+-{10,}', l)), 0)
+            if re.search(r'p[0-9]', lines[border] if border else ''):
+                bad.append('%s %s: a label on the border: %s' % (' '.join(view), size,
+                                                                  lines[border]))
+            if rc:
+                bad.append((size, rc, err))
+    check('kstats-plot on terminals of 60x20 to 120x35, density and CDF: the 8 labels of '
+          'two inputs whole, off the border and the key', not bad, (bad, out))
+
+
+def test_logy(rng):
+    """#43.10: --logy, the density's axis logarithmic: a tail of 0.1% of
+    the samples, flat at 0 on the linear axis, shows at its density."""
+    n = 20000
+    tail = lognormal(rng, 20, 14, 0.1)
+    path = write('logy', gen.render({0: lognormal(rng, n - 20, 9, 0.5) + tail}, 3))
+    rc, err, s = svg_plot(['--logy', '--input-unit', 'ns', path], 'logy')
+    ym = axis_map(s.yticks(), None, True) if s.ok else None
+    xm = axis_map(s.xticks(), 'ns', True) if s.ok else None
+    pts = list(s.curves.values())[0][0] if s.ok and s.curves else []
+    # The densest slot of the tail, per octave (as curves.awk).
+    dens = {}
+    for v in tail:
+        k = gen.slot_of(v, 3)
+        dens[k] = dens.get(k, 0) + 1
+    want = max(c / n / math.log2((gen.slot_max(k, 3) + 1) / gen.slot_min(k, 3))
+               for k, c in dens.items())
+    lo, hi = min(tail) * 0.8, max(tail) * 1.25
+    got = max((ym[0](y) for x, y in pts if lo <= xm[0](x) <= hi), default=0) \
+        if ym and xm else 0
+    check('kstats-plot --logy: a log y axis; the 0.1%% tail at its density (%.3g, '
+          'expected %.3g)' % (got, want),
+          rc == 0 and ym is not None and abs(got - want) < want * 0.1, (rc, err, s.ok and
+                                                                         s.yticks()))
+    for view in (['--cdf'], ['--spectrum']):
+        rc, _, err = plot(view + ['--logy', path])
+        check('kstats-plot %s --logy -> exit 1: the density\'s axis only' % view[0],
+              rc == 1 and "--logy: the density's axis" in err, err)
+
+
+def test_linear_cut(rng):
+    """#43.10: on a linear axis, a few samples far out would squeeze the
+    distribution into the first pixels: the axis ends at the slot of
+    p99.9, said on standard error and in the title with the samples
+    beyond; --xrange MIN:MAX shows them."""
+    body = lognormal(rng, 20000, 9, 0.3)
+    path = write('cut', gen.render({0: body + [10 ** 8] * 5}, 3))
+    v = sorted(body + [10 ** 8] * 5)
+    end = gen.slot_max(gen.slot_of(v[math.ceil(0.999 * len(v)) - 1], 3), 3) + 1
+    rc, err, s = svg_plot(['--linear', '--input-unit', 'ns', path], 'cut')
+    xm = axis_map(s.xticks(), 'ns', False) if s.ok else None
+    right = xm[0](s.border[2]) if xm else 0
+    beyond = sum(1 for x in v if gen.slot_min(gen.slot_of(x, 3), 3) >= end)
+    check('kstats-plot --linear with 5 samples at 100 ms: the axis ends at p99.9 (%d ns; '
+          'got %d), the %d samples beyond said on stderr and in the title'
+          % (end, right, beyond),
+          rc == 0 and end <= right <= end * 1.1 and
+          'the value axis ends at p99.9' in err and ': %d samples beyond it' % beyond in err and
+          any('%d samples beyond' % beyond in t for t in s.text_list()),
+          (rc, err, s.ok and s.xticks()))
+    rc, err, s = svg_plot(['--linear', '--input-unit', 'ns', '--xrange', '0:2e8', path], 'cut')
+    xm = axis_map(s.xticks(), 'ns', False) if s.ok else None
+    check('kstats-plot --linear --xrange 0:2e8: the whole axis, nothing said',
+          rc == 0 and xm and abs(xm[0](s.border[2]) - 2e8) < 2e6 and not err, (rc, err))
+
+
+def test_cpus(rng):
+    """#43.9: --cpus LIST names the CPUs drawn (one curve each, as
+    --per-cpu), whatever their tail or samples: the title says so."""
+    by_cpu = {c: lognormal(rng, 2000 if c != 5 else 50, 8, 0.5) for c in range(12)}
+    path = write('cpus12', gen.render(by_cpu, 3))
+    for arg, want in (('5,0-2', [0, 1, 2, 5]), ('11', [11]), ('3,3', [3])):
+        rc, err, s = svg_plot(['--cpus', arg, path], 'cpus')
+        titles = list(s.curves) if s.ok else []
+        check('kstats-plot --cpus %s: a curve for CPUs %s, the title says they were named'
+              % (arg, want), rc == 0 and titles == ['cpus12 CPU %d' % c for c in want] and
+              any('%d of its 12 CPUs, named by --cpus' % len(want) in t
+                  for t in s.text_list()), (rc, err, titles))
+    for arg, why in (('12', 'no CPU 12 with samples in it'), ('1-x', 'is not a list of CPUs'),
+                     ('', 'is not a list of CPUs'), ('3-1', 'is not a list of CPUs'),
+                     ('0-99', 'names more than 64 CPUs')):
+        rc, out, err = plot(['--cpus', arg, path])
+        check('kstats-plot --cpus %r -> exit 1: %s' % (arg, why),
+              rc == 1 and why in err and not out, err)
+    rc, _, err = plot(['--cpus', '1', '--top', '2', path])
+    check('kstats-plot --cpus and --top -> exit 1: one of them', rc == 1 and 'one of them' in err,
+          err)
+
+
+def test_marker_resolution(rng):
+    """#43.7: the title says what the markers resolve: each is the mean of
+    its slot, the true percentile within X% of it, X of the widest side
+    of the slots marked (rounded up to 2 digits: it holds)."""
+    for bits in (1, 3, 6):
+        path = write('res%d' % bits, gen.render({0: lognormal(rng, 20000, 10, 1)}, bits))
+        st = json_of(path, '-p', '50,99')
+        want = max(100 * max(p['value'] - p['lo'], p['hi'] + 1 - p['value']) / p['value']
+                   for p in st['percentiles'].values())
+        rc, err, s = svg_plot(['--input-unit', 'ns', path], 'res')
+        said = [re.search(r'the true value within ([0-9.]+)%', t) for t in s.text_list()] \
+            if s.ok else []
+        said = [float(m[1]) for m in said if m]
+        check('kstats-plot of frac_bits %d: the title says the markers resolve to %.3g%% '
+              '(within 2 digits, not below)' % (bits, want),
+              rc == 0 and len(said) == 1 and want <= said[0] <= want * 1.1 + 0.01,
+              (rc, err, said))
+    rc, err, s = svg_plot(['-p', '', path], 'res')
+    check("kstats-plot -p '': no markers, nothing said of them",
+          rc == 0 and s.ok and not [t for t in s.text_list() if 'markers' in t], (rc, err))
 
 
 def test_spectrum(rng):
@@ -879,7 +1011,8 @@ def test_per_cpu(rng):
               rc == 0 and runs_logged('kstats.log') == kruns and
               runs_logged('gnuplot.log') == 1 and titles == want_titles and
               (err == 'kstats-plot: %s: %s\n' % (path, said) and
-               'cpus20: ' + said in s.text_list() if note else err == ''),
+               any(t.startswith('cpus20: ' + said) for t in s.text_list()) if note
+               else err == ''),
               (rc, err, runs_logged('kstats.log'), runs_logged('gnuplot.log'), titles))
     # #43, 9: 16 CPUs, one of them 4 times slower with a tenth of the
     # others' samples: among the 4 chosen, whatever its share.
@@ -1018,6 +1151,11 @@ def main():
             test_range(rng)
             test_markers(rng)
             test_terminal_key(rng)
+            test_terminal_labels(rng)
+            test_logy(rng)
+            test_linear_cut(rng)
+            test_cpus(rng)
+            test_marker_resolution(rng)
             test_spectrum(rng)
             test_per_cpu(rng)
             test_files()
