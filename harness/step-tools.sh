@@ -12,7 +12,10 @@ set -u
 step_init "harness/step-tools.sh LOGS" 1 "$@"
 
 tk=$TOP/tools/kstats
-need_pkgs gnuplot-nox prometheus prometheus-node-exporter clang libclang-rt-14-dev tmux
+# Xvfb and gnuplot-x11: kstats-plot's windows (-t x11), on a display of
+# their own.
+need_pkgs gnuplot-nox gnuplot-x11 xvfb prometheus prometheus-node-exporter clang \
+	libclang-rt-14-dev tmux
 make -s -C "$tk" clean
 make -s -C "$tk" > "$LOGS/tool-build.log" 2>&1
 r=$?
@@ -23,7 +26,8 @@ r=$?
 [ $r -eq 0 ] || quoted < "$LOGS/bench-build.log"
 result $r "tools/kstats/bench: kstats_record() of include/linux/kstats.h builds natively"
 if [ -x "$tk/kstats" ]; then
-	make -s -C "$tk" test > "$LOGS/tool-tests.log" 2>&1
+	# The screenshots of kstats-plot's windows, kept with the logs.
+	KSTATS_SHOTS=$LOGS/shots make -s -C "$tk" test > "$LOGS/tool-tests.log" 2>&1
 	r=$?
 	grep -v '^PASS' "$LOGS/tool-tests.log" | sed 's/^FAIL/tool test: FAIL/'
 	# The count line, wherever it is: on a failure, make's own

@@ -42,7 +42,9 @@ options are those of kstats(1).
                         (either may be left out: --xrange 1000:)
   -i, --interval SECS   redraw every SECS seconds, reading the metric again
   -H, --host HOST       read metric names on HOST through ssh
-  -t, --term TERM       dumb (default; ANSI colours on a terminal), png or svg
+  -t, --term TERM       dumb (default; ANSI colours on a terminal), png or svg;
+                        x11 or qt: a window on the display (with -i, redrawn
+                        in place)
   -o, --output FILE     the image, for png and svg
   -s, --size WxH        size: characters for dumb, pixels otherwise
       --linear          linear value axis (default: logarithmic)
@@ -192,11 +194,15 @@ dumb) [ -z "$output" ] || [ "$live" = 0 ] || bad_usage "-i is for the terminal, 
 png|svg)
 	[ -n "$output" ] || bad_usage "-t $term needs -o FILE"
 	[ "$live" = 0 ] || bad_usage "-i is for the terminal" ;;
-*) bad_usage "unknown terminal '$term': dumb, png or svg" ;;
+x11|qt)
+	[ -z "$output" ] || bad_usage "-t $term is a window: not with -o (-t png or svg)"
+	[ -n "${DISPLAY:-}" ] ||
+		bad_usage "-t $term: no display (DISPLAY is not set): -t dumb, png or svg" ;;
+*) bad_usage "unknown terminal '$term': dumb, png, svg, x11 or qt" ;;
 esac
 if [ $heatmap = 1 ]; then
 	[ $# -eq 1 ] || bad_usage "--heatmap: one input"
-	[ "$term" != dumb ] || bad_usage "--heatmap needs -t png or -t svg"
+	[ "$term" = png ] || [ "$term" = svg ] || bad_usage "--heatmap needs -t png or -t svg"
 	[ $view = density ] && [ $per_cpu = 0 ] && [ "$live" = 0 ] ||
 		bad_usage "--heatmap: not with --cdf, --spectrum, --per-cpu or -i"
 fi
@@ -250,6 +256,17 @@ if o=$(given --cpus); then
 		bad_usage "--cpus and --top: one of them (the CPUs named, or the N slowest)"
 fi
 command -v gnuplot >/dev/null || { echo "kstats-plot: gnuplot not found" >&2; exit 1; }
+# A window needs a gnuplot built with its terminal (Debian's gnuplot-nox
+# has neither).
+case $term in
+x11|qt)
+	if gnuplot -e "set terminal $term" < /dev/null 2>&1 | grep -q 'unknown or ambiguous'; then
+		pkg=gnuplot-x11
+		[ "$term" = x11 ] || pkg=gnuplot-qt
+		echo "kstats-plot: -t $term: this gnuplot has no $term terminal ($pkg has it)" >&2
+		exit 1
+	fi ;;
+esac
 # The kstats beside this script (installed together), else on PATH.
 KSTATS=$(dirname "$0")/kstats
 [ -x "$KSTATS" ] || KSTATS=$(command -v kstats) ||
@@ -416,6 +433,11 @@ png|svg)
 	[ "$term" = png ] && driver=pngcairo
 	setterm="set terminal $driver size ${size:-900,600}
 set output ARG1" ;;
+x11|qt)
+	# A window that stays once gnuplot is done (persist), or with -i
+	# redrawn in place, without taking the focus (noraise).
+	setterm="set terminal $term size ${size:-900,600} noraise title 'kstats-plot'"
+	[ "$live" != 0 ] || setterm="$setterm persist" ;;
 esac
 
 if [ $heatmap = 1 ]; then

@@ -21,11 +21,14 @@ import re
 import shutil
 import signal
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
+import time
 import xml.dom.minidom
 import xml.parsers.expat
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kstats_gen as gen  # noqa: E402
@@ -869,6 +872,157 @@ def test_marker_resolution(rng):
           rc == 0 and s.ok and not [t for t in s.text_list() if 'markers' in t], (rc, err))
 
 
+class Screen:
+    """The screen of an Xvfb run with -fbdir: its XWD image, which the
+    server keeps up to date, read as rows of pixels."""
+
+    def __init__(self, path):
+        self.path = path
+        self.w = self.h = 0
+        self.rows = []
+
+    def grab(self):
+        try:
+            with open(self.path, 'rb') as f:
+                d = f.read()
+            h = struct.unpack('>25I', d[:100])
+        except (OSError, struct.error):
+            return False
+        size, self.w, self.h, bpl, ncolours = h[0], h[4], h[5], h[12], h[19]
+        off = size + ncolours * 12
+        # 32 bits a pixel, least significant byte first: B, G, R, unused.
+        self.rows = [d[off + y * bpl:off + y * bpl + 4 * self.w] for y in range(self.h)]
+        return len(self.rows) == self.h and all(len(r) == 4 * self.w for r in self.rows)
+
+    def find(self, rgb):
+        """The pixels of colour RGB: (x, y)."""
+        px = bytes((rgb[2], rgb[1], rgb[0]))
+        pts = []
+        for y, r in enumerate(self.rows):
+            i = r.find(px)
+            while i >= 0:
+                if i % 4 == 0:
+                    pts.append((i // 4, y))
+                i = r.find(px, i + 1)
+        return pts
+
+    def png(self, path):
+        raw = b''.join(b'\0' + bytes(v for x in range(self.w)
+                                     for v in (r[4 * x + 2], r[4 * x + 1], r[4 * x]))
+                       for r in self.rows)
+
+        def chunk(kind, data):
+            return (struct.pack('>I', len(data)) + kind + data +
+                    struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff))
+        with open(path, 'wb') as f:
+            f.write(b'\x89PNG\r\n\x1a\n' +
+                    chunk(b'IHDR', struct.pack('>IIBBBBB', self.w, self.h, 8, 2, 0, 0, 0)) +
+                    chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))
+
+
+def test_window(rng):
+    """#43: live plots in a gnuplot window, as the RFC showed them:
+    kstats-plot -t x11 -i SECS on an X display (Xvfb here), the window
+    redrawn in place as the metric changes; -t x11 without -i, a window
+    that stays. The screen is read from Xvfb's framebuffer; with
+    KSTATS_SHOTS=DIR its screenshots are kept there as PNG."""
+    if not shutil.which('Xvfb') or \
+            'x11' not in run(['gnuplot', '-e', 'set terminal'])[1] + \
+            run(['gnuplot', '-e', 'set terminal'])[2]:
+        check('kstats-plot -t x11: Xvfb and a gnuplot with x11 are installed '
+              '(Debian: xvfb, gnuplot-x11)', False)
+        return
+    env = {k: v for k, v in os.environ.items() if k != 'DISPLAY'}
+    rc, _, err = plot(['-t', 'x11', '-i', '1', 'x'], env=env)
+    check('kstats-plot -t x11 without a display -> exit 1, says so',
+          rc == 1 and 'no display (DISPLAY is not set)' in err, err)
+    rc, _, err = plot(['-t', 'x11', '-o', 'x.png', 'x'], env=dict(env, DISPLAY=':9'))
+    check('kstats-plot -t x11 -o FILE -> exit 1: a window', rc == 1 and 'is a window' in err, err)
+    fb = tempfile.mkdtemp(dir=TMP)
+    rfd, wfd = os.pipe()
+    x = subprocess.Popen(['Xvfb', '-displayfd', str(wfd), '-screen', '0', '800x600x24',
+                          '-fbdir', fb, '-nolisten', 'tcp'], pass_fds=(wfd,),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    os.close(wfd)
+    shots = os.environ.get('KSTATS_SHOTS')
+    p = None
+    try:
+        with os.fdopen(rfd) as f:
+            display = ':' + f.readline().strip()
+        env['DISPLAY'] = display
+        scr = Screen(os.path.join(fb, 'Xvfb_screen0'))
+        violet = (148, 0, 211)     # gnuplot's first line type
+        path = os.path.join(TMP, 'live')
+
+        def put(values):
+            with open(path + '.new', 'w', encoding='ascii') as f:
+                f.write(gen.render({0: values}, 3))
+            os.rename(path + '.new', path)
+
+        def until(pred):
+            deadline = time.time() + HANG
+            while time.time() < deadline:
+                if scr.grab() and pred():
+                    return True
+                time.sleep(0.05)
+            return False
+
+        def centre():
+            pts = scr.find(violet)
+            return sum(x for x, _ in pts) / len(pts) if len(pts) > 200 else None
+
+        def window():
+            """The window: the box of its white pixels."""
+            pts = scr.find((255, 255, 255))
+            return (min(x for x, _ in pts), min(y for _, y in pts),
+                    max(x for x, _ in pts), max(y for _, y in pts)) if pts else None
+        put(lognormal(rng, 20000, 8, 0.5))
+        # A fixed axis (--xrange), as a live view is watched.
+        p = subprocess.Popen(['sh', PLOT, '-t', 'x11', '-s', '640x480', '-i', '0.2',
+                              '--input-unit', 'ns', '--xrange', '100:1e6', path], env=env,
+                             start_new_session=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = until(lambda: centre() is not None)
+        c1, w1 = (centre(), window()) if first else (None, None)
+        if shots and first:
+            os.makedirs(shots, exist_ok=True)
+            scr.png(os.path.join(shots, 'x11-live-1.png'))
+        # The metric 30 times slower: the curve moves right, in the same
+        # window.
+        put(lognormal(rng, 20000, 8 + math.log(30), 0.5))
+        moved = first and until(lambda: centre() is not None and centre() > c1 + 100)
+        c2, w2 = (centre(), window()) if moved else (None, None)
+        if shots and moved:
+            scr.png(os.path.join(shots, 'x11-live-2.png'))
+        check('kstats-plot -t x11 -i 0.2: the density in a window, redrawn in place when the '
+              'metric changes (the curve from x %s to %s, the window %s then %s)'
+              % (c1 and round(c1), c2 and round(c2), w1, w2),
+              first and moved and w1 == w2 and w1[2] - w1[0] >= 600, p.poll())
+        os.killpg(p.pid, signal.SIGINT)
+        try:
+            _, err = p.communicate(timeout=HANG)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            _, err = p.communicate()
+        check('kstats-plot -t x11 -i: Ctrl-C ends it (status 130), nothing said',
+              p.returncode == 130 and not err.strip(), (p.returncode, err))
+        # Without -i: the window stays once kstats-plot is done.
+        rc, _, err = plot(['-t', 'x11', '-s', '640x480', '--input-unit', 'ns', '--xrange',
+                           '100:1e6', path], env=env)
+        stays = rc == 0 and until(lambda: centre() is not None and abs(centre() - c2) < 20)
+        if shots and stays:
+            scr.png(os.path.join(shots, 'x11-once.png'))
+        check('kstats-plot -t x11: the plot in a window that stays once it is done (exit 0)',
+              stays, (rc, err))
+    finally:
+        if p and p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        os.killpg(x.pid, signal.SIGTERM)
+        x.wait()
+
+
 def test_spectrum(rng):
     """x = 1/(1-p) on a log axis labelled 0%, 90%, 99%...; y the value of
     the percentile; the curve goes on to the last sample."""
@@ -1156,6 +1310,7 @@ def main():
             test_linear_cut(rng)
             test_cpus(rng)
             test_marker_resolution(rng)
+            test_window(rng)
             test_spectrum(rng)
             test_per_cpu(rng)
             test_files()
