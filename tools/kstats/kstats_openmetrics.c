@@ -99,14 +99,14 @@ void om_series_check(const struct kstats_opt *o, size_t labelsets, int gone)
 			    o->series_max, "written, as a trace that is gone cannot be read again");
 	else
 		die(1,
-		    "--openmetrics: %llu series (%zu label sets of %u: %s %d, _sum, _count), more than --series-max %ld; %s",
-		    n, labelsets, each, "the buckets of --le-bits", o->le_bits, o->series_max,
-		    "give --series-max N (0: no limit) to write them");
+		    "--openmetrics: %llu series (%zu label set%s of %u: %s %d, _sum, _count), more than --series-max %ld; %s",
+		    n, labelsets, labelsets == 1 ? "" : "s", each, "the buckets of --le-bits",
+		    o->le_bits, o->series_max, "give --series-max N (0: no limit) to write them");
 }
 
 /*
  * OpenMetrics, one family per unit (Prometheus' base unit, seconds, when
- * -u gives one), the metric as a label: sum by (le) adds up CPUs, hosts
+ * the values' unit is known), the metric as a label: sum by (le) adds up CPUs, hosts
  * and metrics alike.
  */
 void print_openmetrics(const struct kstats_opt *o, const struct ks_data *d, const char *input)

@@ -1127,6 +1127,9 @@ def test_series_max(rng):
     rc, out, err = run(['--openmetrics', '--per-cpu', '--series-max', str(64 * each), one])
     check('--series-max equal to a metric\'s series: written', rc == 0 and
           out.endswith('# EOF\n'), (rc, err))
+    rc, out, err = run(['--openmetrics', '--series-max', '5', one])
+    check('--series-max 5 of one metric: refused, "1 label set" (not "sets")',
+          rc == 1 and out == '' and '(1 label set of ' in err, err)
     rc, _, err = run(['--series-max', '5', one])
     check('--series-max without --openmetrics: a usage error',
           rc == 1 and '--series-max: only with --openmetrics' in err, err)
