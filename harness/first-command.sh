@@ -26,7 +26,7 @@ mkdir -p "$shims"
 # Commands of the packages the harness installs, and their packages.
 cat > "$shims/map" <<'MAP'
 qemu-system-x86_64 qemu-system-x86
-gnuplot gnuplot-nox
+gnuplot gnuplot-x11
 ccache ccache
 flex flex
 bison bison

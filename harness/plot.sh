@@ -17,7 +17,7 @@ set -eu
 [ $# -ge 1 ] || { echo "usage: $0 FILE [pdf|cdf]" >&2; exit 2; }
 file=$1
 what=${2:-pdf}
-need_pkgs gnuplot-nox
+need_pkgs gnuplot-x11
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 err=$tmp/err

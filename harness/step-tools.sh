@@ -12,9 +12,9 @@ set -u
 step_init "harness/step-tools.sh LOGS" 1 "$@"
 
 tk=$TOP/tools/kstats
-# Xvfb and gnuplot-x11: kstats-plot's windows (-t x11), on a display of
-# their own.
-need_pkgs gnuplot-nox gnuplot-x11 xvfb prometheus prometheus-node-exporter clang \
+# gnuplot-x11 (not gnuplot-nox, which conflicts with it: the same terminals,
+# and x11) and Xvfb: kstats-plot's windows (-t x11), on a display of their own.
+need_pkgs gnuplot-x11 xvfb prometheus prometheus-node-exporter clang \
 	libclang-rt-14-dev tmux
 make -s -C "$tk" clean
 make -s -C "$tk" > "$LOGS/tool-build.log" 2>&1

@@ -234,12 +234,15 @@ fi
 KP_CPUS=""
 if o=$(given --cpus); then
 	KP_CPUS=$(printf '%s\n' "$cpus" | awk -F, '
-		function cpu(s) { return s ~ /^[0-9]+$/ && length(s) <= 6 && (s == "0" || s !~ /^0/) }
+		function cpu(s) {
+			return s ~ /^[0-9]+$/ && length(s) <= 6 && (s == "0" || s !~ /^0/)
+		}
 		NR == 1 {
 			bad = !NF
 			for (i = 1; i <= NF && !bad; i++) {
 				n = split($i, r, "-")
-				if (n > 2 || !cpu(r[1]) || (n == 2 && (!cpu(r[2]) || r[2] + 0 < r[1] + 0)))
+				if (n > 2 || !cpu(r[1]) ||
+				    (n == 2 && (!cpu(r[2]) || r[2] + 0 < r[1] + 0)))
 					bad = 1
 				for (c = r[1] + 0; !bad && c <= (n == 2 ? r[2] : r[1]) + 0; c++)
 					if (++k > 64)
@@ -444,7 +447,8 @@ if [ $heatmap = 1 ]; then
 	name1=$1
 	[ "$1" != - ] || name1="standard input"
 	# plot/heat.awk: a box per interval and slot.
-	sh "$KP_LIB/read.sh" 1 | awk -F, -v dir="$tmp" -v scale=$scale -v u="$bunit" -v disp="$KP_DISP" \
+	sh "$KP_LIB/read.sh" 1 | awk -F, -v dir="$tmp" -v scale=$scale -v u="$bunit" \
+		-v disp="$KP_DISP" \
 		-v umin="$xmin" -v umax="$xmax" -f "$KP_LIB/ticks.awk" -f "$KP_LIB/heat.awk" \
 		> "$tmp/heat" ||
 		input_error "$name1" "no intervals (kstats --interval SECS --csv NAME writes them)"

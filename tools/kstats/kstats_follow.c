@@ -80,8 +80,8 @@ static void follow_print(const struct kstats_opt *o, const struct ks_data *d, co
 			printf(" %11s", !st.n ? "-" :
 			       fmt_in_slot(x, sizeof(x), st.pct[k].value, st.pct[k].lo,
 					   st.pct[k].hi, ks_unit(o)));
-		printf(" %11s",
-		       st.n ? fmt_hi(x, sizeof(x), ks_slot_max(st.last, d->bits), ks_unit(o)) : "-");
+		printf(" %11s", !st.n ? "-" :
+		       fmt_hi(x, sizeof(x), ks_slot_max(st.last, d->bits), ks_unit(o)));
 		printf(" %11s", fmt_val(x, sizeof(x), st.sum, ks_unit(o)));
 		printf(" %11s%s\n", st.n ? fmt_val(x, sizeof(x), st.mean, ks_unit(o)) : "-",
 		       reset ? "  (reset)" : "");

@@ -1250,7 +1250,7 @@ def test_harness_plot():
              'x"y\'z']
     text = gen.render({0: [int(1000 * 1.001 ** i) for i in range(3000)]}, 3)
     # need_pkgs reads the installed packages from this list: no apt-get.
-    pkgs = write('pkgs', 'gnuplot-nox\n')
+    pkgs = write('pkgs', 'gnuplot-x11\n')
     env = dict(os.environ, KSTATS_PKG_SIMULATE=pkgs)
     for n in names:
         with open(os.path.join(d, n), 'w', encoding='ascii') as f:
