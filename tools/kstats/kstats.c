@@ -258,6 +258,14 @@ static void check_opts(struct kstats_opt *o, const struct kstats_cmd *k, int arg
 			    o->out == OUT_HGRM ? "--hgrm" : "--openmetrics");
 	if (k->unit && o->out == OUT_CSV)
 		usage_error("%s: not with --csv, whose numbers are as recorded", k->unit);
+	/* A unit to print in, where the output's own is fixed: it would do nothing. */
+	if (k->unit && !strcmp(k->unit, "--unit") && o->disp &&
+	    (o->out == OUT_OPENMETRICS || o->out == OUT_JSON || o->out == OUT_HGRM))
+		usage_error("--unit %s: %s; the values' unit is --input-unit",
+			    unit_names[o->disp - 1],
+			    o->out == OUT_OPENMETRICS ? "--openmetrics writes seconds" :
+			    o->out == OUT_HGRM ? "--hgrm writes milliseconds" :
+			    "--json writes the values as recorded");
 	if (k->diff + k->cmp + k->merge > 1)
 		usage_error("--diff, --compare and --merge: one at a time");
 	if (o->outfile && k->cmp)

@@ -52,8 +52,8 @@ const char *fmt_fixed(char *buf, size_t n, uint64_t v, int frac)
  * -@m * 10^@e if @neg, else @m * 10^@e, of @unit (UNIT_IN() the values',
  * UNIT_OUT() the one to print them in): in that one, or by default in
  * the largest unit up to s where it is 1000 or more: each digit of @m
- * printed, no other; from 100000 s on (10^15 of the unit printed) with
- * an exponent.
+ * printed, no other; with an exponent from 100000 s on, or in a unit of
+ * -u from 10^6 of it on and below 0.001.
  */
 static const char *fmt_digits(char *buf, size_t n, int neg, uint64_t m, int e, int unit)
 {
@@ -69,10 +69,15 @@ static const char *fmt_digits(char *buf, size_t n, int neg, uint64_t m, int e, i
 		e -= 3;
 		u++;
 	}
-	if ((out < 0 && u == 3 && ndigits(m) + e > 5) || ndigits(m) + e > 15) {
+	if (!m) {
+		snprintf(buf, n, "0 %s", unit_names[u]);
+	} else if ((out < 0 && u == 3 && ndigits(m) + e > 5) ||
+		   (out >= 0 && (ndigits(m) + e > 6 || ndigits(m) + e < -2))) {
 		/*
 		 * From 100000 s on, as a power of ten (1.85e10 s), each digit
-		 * of @m still printed: a column of such values stays narrow.
+		 * of @m still printed: a column of such values stays narrow;
+		 * in a unit of -u, from 10^6 of it on and below 0.001 (as
+		 * kstats-plot's ticks).
 		 */
 		char d[24];
 		int k = snprintf(d, sizeof(d), "%llu", (unsigned long long)m);

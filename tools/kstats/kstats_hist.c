@@ -215,7 +215,7 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 		for (i = 0; i < width; i++)
 			fputs(i < bar ? g.dark : i < cdf ? g.light : " ", f);
 		fprintf(f, "%s %*llu %6.2f%%%s\n", g.frame, countw, (unsigned long long)h->count[s],
-			100.0 * cum / n, hist_marks(o, m, sizeof(m), &st, s, bits));
+			floor(10000.0 * cum / n) / 100, hist_marks(o, m, sizeof(m), &st, s, bits));
 	}
 	free(coarse.count);
 	free(coarse.sum);

@@ -123,6 +123,8 @@ static struct row *row_get(struct top *t, const char *prefix, const char *name)
 	shown(r->shown, 4 * strlen(key) + 1, key);
 	r->bits[0] = -1;
 	r->bits[1] = -1;
+	r->bits[2] = -1;
+	r->prv = 1;
 	hash_insert(t, t->nrows++);
 	return r;
 }
@@ -130,7 +132,7 @@ static struct row *row_get(struct top *t, const char *prefix, const char *name)
 /* The histogram that the read under way fills. */
 static struct ks_hist *row_next(struct row *r)
 {
-	return &r->hist[!r->cur];
+	return &r->hist[ROW_NEXT(r)];
 }
 
 #define SUMMARY_FIELDS 10
@@ -268,7 +270,8 @@ static int read_summary(struct top *t, const char *path, const char *prefix)
 				      (unsigned long long)v[1], tok[1]);
 			break;
 		}
-		if (__builtin_add_overflow(r->samples[!r->cur], v[2], &r->samples[!r->cur])) {
+		if (__builtin_add_overflow(r->samples[ROW_NEXT(r)], v[2],
+					   &r->samples[ROW_NEXT(r)])) {
 			err = top_bad(t, path,
 				      "line %lu: the counts of %s add up to more than %llu: %s",
 				      lineno, tok[1], (unsigned long long)UINT64_MAX,
@@ -278,7 +281,7 @@ static int read_summary(struct top *t, const char *path, const char *prefix)
 		hist_room(h, v[1]);
 		h->count[v[1]] = v[2];
 		h->sum[v[1]] = (double)v[2] * v[3];
-		r->bits[!r->cur] = bits;
+		r->bits[ROW_NEXT(r)] = bits;
 		r->seen = t->gen;
 	}
 	if (!err && ferror(f))
@@ -352,7 +355,7 @@ static int read_metric(struct top *t, const char *path, const char *prefix, cons
 			memcpy(h->count, d->all.count, d->all.nslots * sizeof(*h->count));
 			memcpy(h->sum, d->all.sum, d->all.nslots * sizeof(*h->sum));
 		}
-		r->bits[!r->cur] = d->bits;
+		r->bits[ROW_NEXT(r)] = d->bits;
 		r->seen = t->gen;
 	}
 	ks_data_free(&all);
@@ -482,10 +485,10 @@ static size_t delta_cap;
 
 static void row_interval(struct row *r, const double *pct, int pct_n)
 {
-	int bits = r->bits[!r->cur], k;
+	int bits = r->bits[ROW_NEXT(r)], k;
 	size_t last;
 
-	row_delta(&r->hist[r->cur], &r->hist[!r->cur], bits, &delta, &delta_cap, &r->n,
+	row_delta(&r->hist[r->cur], &r->hist[ROW_NEXT(r)], bits, &delta, &delta_cap, &r->n,
 		  &r->total, &last);
 	if (r->n) {
 		for (k = 0; k < pct_n; k++)
@@ -501,7 +504,7 @@ const struct ks_hist *row_hist(const struct row *r, int *bits)
 	size_t last;
 
 	*bits = r->bits[r->cur];
-	row_delta(&r->hist[!r->cur], &r->hist[r->cur], *bits, &delta, &delta_cap, &n, &total,
+	row_delta(&r->hist[r->prv], &r->hist[r->cur], *bits, &delta, &delta_cap, &n, &total,
 		  &last);
 	return &delta;
 }
@@ -525,8 +528,8 @@ int top_read(struct top *t)
 			memset(h->count, 0, h->nslots * sizeof(*h->count));
 			memset(h->sum, 0, h->nslots * sizeof(*h->sum));
 		}
-		t->rows[i].bits[!t->rows[i].cur] = -1;
-		t->rows[i].samples[!t->rows[i].cur] = 0;
+		t->rows[i].bits[ROW_NEXT(&t->rows[i])] = -1;
+		t->rows[i].samples[ROW_NEXT(&t->rows[i])] = 0;
 	}
 	if (!t->path) {
 		t->missing = read_all(t);
@@ -539,15 +542,24 @@ int top_read(struct top *t)
 	}
 	top_say_skipped(t);
 	if (t->bad) {
+		/*
+		 * Skipped: the rows listed are those of the last read, their
+		 * histograms untouched; those first seen in this one are not.
+		 */
 		t->missing = 0;
+		t->gen--;
+		for (i = 0; i < t->nrows; i++)
+			if (t->rows[i].seen > t->gen)
+				t->rows[i].seen = t->rows[i].listed ? t->gen : 0;
 		return -1;
 	}
 	for (i = 0; i < t->nrows; i++) {
 		struct row *r = &t->rows[i];
-		int now = r->seen == t->gen;
+		int now = r->seen == t->gen, next = ROW_NEXT(r);
 
 		row_interval(r, t->pct, t->npct);
-		r->cur = !r->cur;
+		r->prv = r->cur;
+		r->cur = next;
 		r->mark = now && !r->listed && t->reads ? '+' : !now && r->listed ? '-' : ' ';
 		r->listed = now;
 	}
@@ -593,7 +605,7 @@ void top_free(struct top *t)
 	int k;
 
 	for (i = 0; i < t->nrows; i++) {
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < 3; k++) {
 			free(t->rows[i].hist[k].count);
 			free(t->rows[i].hist[k].sum);
 		}

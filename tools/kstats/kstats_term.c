@@ -87,16 +87,25 @@ int screen_left(void)
  */
 void screen_line(const char *s, int cols, const char *attr)
 {
-	int i, col = 0;
+	int i, col = 0, follow = 0;
 
 	if (attr)
 		fputs(attr, stdout);
 	for (i = 0; s[i]; i++) {
 		unsigned char c = s[i];
 
-		/* A continuation byte takes no column of its own. */
-		if ((c & 0xc0) != 0x80 && col++ == cols)
-			break;
+		/*
+		 * A continuation byte after a lead byte takes no column of
+		 * its own; any other byte (Latin-1's too) takes one.
+		 */
+		if (follow && (c & 0xc0) == 0x80) {
+			follow--;
+		} else {
+			follow = c >= 0xf0 && c < 0xf8 ? 3 : c >= 0xe0 && c < 0xf0 ? 2 :
+				 c >= 0xc0 && c < 0xe0 ? 1 : 0;
+			if (col++ == cols)
+				break;
+		}
 		putchar(c < 0x20 || c == 0x7f ? '?' : c);
 	}
 	/* The screen's last line ends without a newline, which would scroll it. */

@@ -116,17 +116,36 @@ static void draw_header(const struct kstats_opt *o, const struct top_screen *scr
 {
 	size_t called, listed = top_listed(t, &called);
 	char when[64], buf[1024];
+	int form;
 
 	if (secs > 0)
 		snprintf(when, sizeof(when), "in the last %.2f s", secs);
 	else
 		snprintf(when, sizeof(when), "since the start");
-	snprintf(buf, sizeof(buf),
-		 "kstats top%s: %s %s, %zu %s, %zu with samples %s, sort: %s%s, bits %s",
-		 scr->paused ? " (paused)" : "",
-		 t->path ? (t->group ? "group" : "metric") : "dir", top_what(t, name),
-		 listed, t->path && t->group ? "functions" : "metrics", called, when,
-		 sort_name(o), o->reverse ? " reversed" : "", top_bits(t, 1));
+	/*
+	 * Within the width: the widths of the slots left out first, then a
+	 * shorter form; a name longer than the line is what is cut.
+	 */
+	for (form = 0; form < 4; form++) {
+		if (form < 2)
+			snprintf(buf, sizeof(buf),
+				 "kstats top%s: %s %s, %zu %s, %zu with samples %s, sort: %s%s, bits %s",
+				 scr->paused ? " (paused)" : "",
+				 t->path ? (t->group ? "group" : "metric") : "dir",
+				 top_what(t, name), listed,
+				 t->path && t->group ? "functions" : "metrics", called, when,
+				 sort_name(o), o->reverse ? " reversed" : "", top_bits(t, !form));
+		else
+			snprintf(buf, sizeof(buf),
+				 "kstats top%s: %s: %zu%s%zu%s, %s, %s%s, bits %s",
+				 scr->paused ? " (paused)" : "", top_what(t, name), called,
+				 form == 2 ? " of " : "/", listed, form == 2 ? " with samples" : "",
+				 secs > 0 ? when + strlen("in the last ") :
+				 form == 2 ? "since the start" : "start",
+				 sort_name(o), o->reverse ? " reversed" : "", top_bits(t, 0));
+		if ((int)strlen(buf) <= cols)
+			break;
+	}
 	screen_line(buf, cols, NULL);
 }
 
@@ -136,23 +155,32 @@ static void draw_view(const struct kstats_opt *o, const struct row *r, int cols)
 	char cell[TOP_COLS][TOP_CELL], buf[1024], *text = NULL, *line, *nl;
 	const struct ks_hist *h;
 	size_t size = 0;
-	int bits, npct, i, k;
+	int bits, npct, i, k, more;
 	const double *pcts = table_pcts(o, &npct);
 	struct kstats_opt ho;
 	FILE *f;
 
+	/* Its figures, whole, as many as the width holds: never a cut number. */
 	row_cells(o, r, 0, cell);
-	k = snprintf(buf, sizeof(buf), "%s: count %s", r->shown, cell[0]);
-	for (i = 0; i < npct && k < (int)sizeof(buf); i++) {
-		char q[32];
+	k = snprintf(buf, sizeof(buf), "%s%s:", r->shown, r->mark == '-' ? " (gone)" : "");
+	for (i = 0; i < npct + 4; i++) {
+		char field[TOP_CELL + 48], q[32];
+		int len;
 
-		k += snprintf(buf + k, sizeof(buf) - k, ", p%s %s",
-			      pct_name(q, sizeof(q), pcts[i]), cell[2 + i]);
+		if (i == 0)
+			len = snprintf(field, sizeof(field), " count %s", cell[0]);
+		else if (i <= npct)
+			len = snprintf(field, sizeof(field), ", p%s %s",
+				       pct_name(q, sizeof(q), pcts[i - 1]), cell[1 + i]);
+		else
+			len = snprintf(field, sizeof(field), ", %s %s",
+				       i == npct + 1 ? "max<=" : i == npct + 2 ? "total" : "avg",
+				       cell[1 + i]);
+		if (k + len > cols || k + len >= (int)sizeof(buf))
+			break;
+		memcpy(buf + k, field, len + 1);
+		k += len;
 	}
-	if (k < (int)sizeof(buf))
-		snprintf(buf + k, sizeof(buf) - k, ", max<= %s, total %s, avg %s%s",
-			 cell[2 + npct], cell[3 + npct], cell[4 + npct],
-			 r->mark == '-' ? " (gone)" : "");
 	screen_line(buf, cols, NULL);
 	if (!r->n) {
 		if (screen_left() > 0)
@@ -170,12 +198,21 @@ static void draw_view(const struct kstats_opt *o, const struct row *r, int cols)
 	hist_write(f, &ho, h, bits, cols, 1);
 	if (fclose(f))
 		kstats_die(1, "out of memory");
-	for (line = text; *line && screen_left() > 0; line = nl + 1) {
+	for (line = text, more = 0; *line; line++)
+		more += *line == '\n';
+	for (line = text; *line && screen_left() > 0; line = nl + 1, more--) {
 		nl = strchr(line, '\n');
 		if (!nl)
 			nl = line + strlen(line) - 1;
 		else
 			*nl = '\0';
+		/* Rows that do not fit: said on the last line, not left out unsaid. */
+		if (screen_left() == 1 && more > 1) {
+			snprintf(buf, sizeof(buf), "... %d more rows: a taller terminal shows them",
+				 more);
+			screen_line(buf, cols, NULL);
+			break;
+		}
 		screen_line(line, cols, NULL);
 	}
 	free(text);
@@ -192,7 +229,7 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 		 const char *name, double secs)
 {
 	static const char * const heads[] = { "count", "rate/s" };
-	size_t n, i, shown;
+	size_t n, i, shown, all, kept;
 	int rows, cols, namew = 8, ncol, npct, c, k, w[TOP_COLS], keep[TOP_COLS], left, page;
 	struct row **v = top_sorted(t, o->sort, o->sort_pct, o->reverse, &n);
 	char buf[1024], (*cell)[TOP_COLS][TOP_CELL], filter[sizeof(scr->filter) + 64] = "";
@@ -201,17 +238,28 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 
 	term_size(&rows, &cols);
 	screen_begin(rows);
-	if (o->lines > 0 && (size_t)o->lines < n)
-		n = o->lines;
+	/*
+	 * The rows listed (those gone aside), before and after the filter,
+	 * which looks at every row; then --lines of them.
+	 */
+	for (i = 0, all = 0; i < n; i++)
+		all += v[i]->seen == t->gen;
 	shown = top_filter(scr, v, n);
+	for (i = 0, kept = 0; i < shown; i++)
+		kept += v[i]->seen == t->gen;
+	if (o->lines > 0 && (size_t)o->lines < shown)
+		shown = o->lines;
 	draw_header(o, scr, t, name, secs, cols);
 	/* The rows of the table: the screen less 3 lines (2 below 4 lines). */
 	page = rows - (rows >= 4 ? 3 : 2);
 	top_cursor(scr, t, v, shown, page);
+	/* No row to show the histogram of: the table. */
+	if (scr->sel < 0)
+		scr->view = 0;
 	/* A filter is said first on the keys' line: what the table leaves out. */
 	if (scr->filter[0])
 		snprintf(filter, sizeof(filter), "filter '%s': %zu of %zu shown; ", scr->filter,
-			 shown, n);
+			 kept, all);
 	/* The keys' line goes first when lines are short. */
 	if (rows >= 4) {
 		if (scr->editing)
@@ -231,8 +279,20 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 	}
 	if (scr->help || (scr->view && scr->sel >= 0)) {
 		if (scr->help) {
-			for (i = 0; top_keys_help[i] && screen_left() > 0; i++)
+			for (i = 0; top_keys_help[i] && screen_left() > 0; i++) {
+				size_t more = 0;
+
+				while (top_keys_help[i + more])
+					more++;
+				if (screen_left() == 1 && more > 1) {
+					snprintf(buf, sizeof(buf),
+						 "... %zu more lines: a taller terminal shows them",
+						 more);
+					screen_line(buf, cols, NULL);
+					break;
+				}
 				screen_line(top_keys_help[i], cols, NULL);
+			}
 		} else {
 			draw_view(o, &t->rows[scr->sel], cols);
 		}
@@ -300,126 +360,158 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 	free(v - scr->first);
 }
 
+/* Keys that are escape sequences, past a char's values. */
+enum {
+	KEY_ESC = 256, KEY_UP, KEY_DOWN, KEY_PGUP, KEY_PGDN, KEY_HOME, KEY_END, KEY_LEFT,
+	KEY_OTHER
+};
+
+/*
+ * Whether @buf[0..@n) ends within an escape sequence: an Esc, or CSI
+ * (Esc [) or SS3 (Esc O) without its final byte yet.
+ */
+static bool esc_open(const char *buf, ssize_t n)
+{
+	ssize_t i = n;
+
+	while (i > 0 && buf[i - 1] != 0x1b)
+		i--;
+	if (!i)
+		return false;
+	if (i == n)
+		return true;
+	if (buf[i] != '[' && buf[i] != 'O')
+		return false;
+	for (i++; i < n; i++)
+		if (buf[i] >= 0x40 && buf[i] <= 0x7e)
+			return false;
+	return true;
+}
+
+/*
+ * The key at @buf[@*i], which is left on its last byte: a char, or for
+ * an escape sequence KEY_* (KEY_OTHER: one that no key of top means, F1
+ * or a mouse's, skipped whole; KEY_ESC: an Esc alone).
+ */
+static int key_at(const char *buf, ssize_t n, ssize_t *i)
+{
+	int arg = 0;
+	char fin;
+
+	if (buf[*i] != 0x1b)
+		return (unsigned char)buf[*i];
+	if (*i + 1 >= n || (buf[*i + 1] != '[' && buf[*i + 1] != 'O'))
+		return KEY_ESC;
+	for (*i += 2; *i < n && buf[*i] >= '0' && buf[*i] <= '9'; ++*i)
+		arg = arg < 1000 ? arg * 10 + buf[*i] - '0' : arg;
+	for (; *i < n && (buf[*i] < 0x40 || buf[*i] > 0x7e); ++*i)
+		;
+	if (*i >= n)
+		return KEY_OTHER;
+	fin = buf[*i];
+	if (fin == '~')
+		return arg == 5 ? KEY_PGUP : arg == 6 ? KEY_PGDN : arg == 1 || arg == 7 ? KEY_HOME :
+		       arg == 4 || arg == 8 ? KEY_END : KEY_OTHER;
+	return fin == 'A' ? KEY_UP : fin == 'B' ? KEY_DOWN : fin == 'H' ? KEY_HOME :
+	       fin == 'F' ? KEY_END : fin == 'D' ? KEY_LEFT : KEY_OTHER;
+}
+
 /* A key of the filter being typed. */
-static void filter_key(struct top_screen *scr, const char *buf, ssize_t n, ssize_t *i)
+static void filter_key(struct top_screen *scr, int key)
 {
 	size_t len = strlen(scr->edit);
-	unsigned char c = buf[*i];
 
-	if (c == '\n' || c == '\r') {
+	if (key == '\n' || key == '\r') {
 		memcpy(scr->filter, scr->edit, sizeof(scr->filter));
 		scr->editing = 0;
 		scr->pos = 0;
 		scr->sel = -1;
-	} else if (c == 0x1b) {
-		/* Esc cancels; a sequence (an arrow) is skipped. */
-		if (*i + 1 < n && (buf[*i + 1] == '[' || buf[*i + 1] == 'O')) {
-			for (*i += 2; *i < n && (buf[*i] < 0x40 || buf[*i] > 0x7e); ++*i)
-				;
-			return;
-		}
+	} else if (key == KEY_ESC) {
 		scr->editing = 0;
-	} else if (c == 0x7f || c == 0x08) {
+	} else if (key == 0x7f || key == 0x08) {
 		if (len)
 			scr->edit[len - 1] = '\0';
-	} else if (c == 0x15) {
+	} else if (key == 0x15) {
 		scr->edit[0] = '\0';
-	} else if (c >= 0x20 && c < 0x7f && len + 1 < sizeof(scr->edit)) {
-		scr->edit[len] = c;
+	} else if (key >= 0x20 && key < 0x7f && len + 1 < sizeof(scr->edit)) {
+		scr->edit[len] = key;
 		scr->edit[len + 1] = '\0';
-	}
-}
-
-/*
- * An escape sequence of a key, from @buf[@*i] (its ESC): the cursor's
- * move; 0 when it moves nothing (a lone Esc: back from the histogram).
- */
-static void escape_key(struct top_screen *scr, const char *buf, ssize_t n, ssize_t *i)
-{
-	long big = LONG_MAX / 2;
-	int arg = 0;
-	char fin;
-
-	if (*i + 1 >= n || (buf[*i + 1] != '[' && buf[*i + 1] != 'O')) {
-		scr->view = 0;
-		return;
-	}
-	for (*i += 2; *i < n && buf[*i] >= '0' && buf[*i] <= '9'; ++*i)
-		arg = arg * 10 + buf[*i] - '0';
-	for (; *i < n && (buf[*i] < 0x40 || buf[*i] > 0x7e); ++*i)
-		;
-	fin = *i < n ? buf[*i] : 0;
-	if (fin == '~')
-		fin = arg == 5 ? 'P' : arg == 6 ? 'N' : arg == 1 || arg == 7 ? 'H' :
-		      arg == 4 || arg == 8 ? 'F' : 0;
-	switch (fin) {
-	case 'A':
-		scr->move--;
-		break;
-	case 'B':
-		scr->move++;
-		break;
-	case 'P':
-		scr->move -= scr->page;
-		break;
-	case 'N':
-		scr->move += scr->page;
-		break;
-	case 'H':
-		scr->move = -big;
-		break;
-	case 'F':
-		scr->move = big;
-		break;
-	case 'D':
-		scr->view = 0;
-		break;
 	}
 }
 
 /* The keys of kstats top read: 1 to redraw, -1 to quit. */
 static int top_keys(struct kstats_opt *o, struct top_screen *scr, int *stdin_open)
 {
-	char buf[64];
-	ssize_t n, i;
-	int ret = 0, k;
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	long big = LONG_MAX / 2;
+	char buf[256];
+	ssize_t n, m, i;
+	int ret = 0, k, key;
 
-	n = read(STDIN_FILENO, buf, sizeof(buf));
+	n = read(STDIN_FILENO, buf, sizeof(buf) / 2);
 	if (n <= 0) {
 		if (n == 0 || (errno != EINTR && errno != EAGAIN))
 			*stdin_open = 0;
 		return 0;
 	}
+	/*
+	 * An escape sequence cut by the end of a read: the rest follows at
+	 * once (a terminal writes a key whole), else the Esc was alone.
+	 */
+	while (esc_open(buf, n) && n < (ssize_t)sizeof(buf) && poll(&pfd, 1, 50) > 0) {
+		m = read(STDIN_FILENO, buf + n, sizeof(buf) - n);
+		if (m <= 0)
+			break;
+		n += m;
+	}
 	for (i = 0; i < n; i++) {
 		ret = 1;
+		key = key_at(buf, n, &i);
 		if (scr->editing) {
-			filter_key(scr, buf, n, &i);
+			filter_key(scr, key);
 			continue;
 		}
-		if (buf[i] == 'q' || buf[i] == 'Q')
-			return -1;
-		/* Any key leaves the help; ? shows it. */
-		if (scr->help || buf[i] == '?') {
+		/* Any key leaves the help, q too; ? shows it. */
+		if (scr->help || key == '?') {
 			scr->help = !scr->help;
 			continue;
 		}
-		switch (buf[i]) {
-		case 0x1b:
-			escape_key(scr, buf, n, &i);
+		switch (key) {
+		case 'q':
+		case 'Q':
+			return -1;
+		case KEY_ESC:
+		case KEY_LEFT:
+			scr->view = 0;
 			continue;
 		case '\n':
 		case '\r':
 			scr->view = !scr->view;
 			continue;
+		case KEY_UP:
 		case 'k':
 			scr->move--;
 			continue;
+		case KEY_DOWN:
 		case 'j':
 			scr->move++;
 			continue;
+		case KEY_PGUP:
+			scr->move -= scr->page;
+			continue;
+		case KEY_PGDN:
+			scr->move += scr->page;
+			continue;
+		case KEY_HOME:
+			scr->move = -big;
+			continue;
+		case KEY_END:
+			scr->move = big;
+			continue;
 		case '/':
+			/* A new filter, typed from nothing, as less(1)'s /. */
 			scr->editing = 1;
-			memcpy(scr->edit, scr->filter, sizeof(scr->edit));
+			scr->edit[0] = '\0';
 			continue;
 		case 'P':
 			scr->paused = !scr->paused;
@@ -428,7 +520,7 @@ static int top_keys(struct kstats_opt *o, struct top_screen *scr, int *stdin_ope
 			o->reverse = !o->reverse;
 			continue;
 		}
-		k = sort_of_key(buf[i]);
+		k = key < 256 ? sort_of_key(key) : -1;
 		if (k >= 0) {
 			o->sort = k;
 			/* p: the last percentile column. */

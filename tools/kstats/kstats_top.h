@@ -30,11 +30,15 @@
 struct row {
 	char *name;		/* FUNC, METRIC, or GROUP/FUNC (kstats top alone) */
 	char *shown;		/* the name with control characters escaped */
-	/* The last two reads, cumulative: hist[cur] is the last. */
-	struct ks_hist hist[2];
-	int bits[2];		/* -1: no samples */
-	uint64_t samples[2];
-	int cur;
+	/*
+	 * The last two reads, cumulative: hist[cur] is the last, hist[prv]
+	 * the one before; the third, ROW_NEXT(), the read under way, which
+	 * a read skipped (malformed text) leaves the other two intact for.
+	 */
+	struct ks_hist hist[3];
+	int bits[3];		/* -1: no samples */
+	uint64_t samples[3];
+	int cur, prv;
 	unsigned long seen;	/* the read that last listed it */
 	int listed;		/* by the last read that was not skipped */
 	/*
@@ -48,6 +52,12 @@ struct row {
 	double total;
 	double pct[MAX_PCTS];	/* of the columns (top->pct) */
 };
+
+/* The histogram of a row that the read under way fills. */
+static inline int ROW_NEXT(const struct row *r)
+{
+	return 3 - r->cur - r->prv;
+}
 
 struct top {
 	char *path;		/* a group's directory or a metric; NULL: all of dir */

@@ -9,13 +9,13 @@ function ceil(x) { return -floor(-x) }
 function log10(x) { return log(x) / log(10) }
 # v (in the base unit: s, or the values' own) as 2.5 us, or 2.5k; with
 # disp (kstats-plot -u: -3 ns, -2 us, -1 ms, 0 s), in that unit: 2500 ns,
-# 1e6 ns from 10^5 on, 1e-4 s below 10^-3.
+# 1e6 ns from 10^6 on, 1e-4 s below 10^-3 (as kstats -u prints them).
 function eng(v, u,   e, s, top) {
 	if (v == 0)
 		return "0"
 	if (u != "" && disp != "") {
 		s = v / 10 ^ (3 * disp)
-		if (s >= 1e5 * (1 - 1e-9) || s < 1e-3 * (1 - 1e-9)) {
+		if (s >= 1e6 * (1 - 1e-9) || s < 1e-3 * (1 - 1e-9)) {
 			e = floor(log10(s) + 1e-9)
 			return sprintf("%.3g", s / 10 ^ e) "e" e " " PFX[disp] u
 		}

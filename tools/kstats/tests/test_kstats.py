@@ -1304,7 +1304,7 @@ def test_display_unit(rng):
         # The summary with units: a number and its unit, two words.
         vals = [(float(a), b) for a, b in zip(summary_values(out)[0::2],
                                                summary_values(out)[1::2])
-                if re.fullmatch(r'[0-9.]+', a)]
+                if re.fullmatch(r'[0-9.]+(e-?[0-9]+)?', a)]
         bad = [(x, v) for x, v in zip(p, vals) if v[1] != unit or
                abs(v[0] - float(x) * scale) > 0.01 * float(x) * scale + 1e-9 * scale]
         check('%s: every value of the summary in %s, as the plain one scaled (within 3 '
@@ -1312,8 +1312,27 @@ def test_display_unit(rng):
               rc == 0 and len(vals) == len(p) and not bad, (bad[:4], out, err, u[:1]))
     _, out, _ = run(['-u', 'auto', path])
     check('-u auto: as --input-unit ns (each value scaled to its unit)', out == auto, out)
+    # 0 as 0; below 0.001 and from 10^6 of the unit on, a power of ten.
+    tiny = write('disp-tiny', gen.render({0: [rng.randrange(0, 51) for _ in range(1000)]}, 3))
+    huge = write('disp-huge', gen.render({0: [2 ** 64 - 1, 10 ** 18, 123]}, 3))
+    for args, p in ((['-u', 'ms'], tiny), (['-u', 's'], tiny), (['-u', 'ms'], huge),
+                    (['-u', 'ns'], huge)):
+        rc, out, err = run(args + [p])
+        nums = re.findall(r'(?<![\w.])([0-9][0-9.]*(?:e-?[0-9]+)?) (?:ns|us|ms|s)\b', out)
+        bad = [x for x in nums if re.match(r'0\.0*$|0\.000', x) or
+               ('e' not in x and len(x.replace('.', '')) > 7)]
+        check('%s of %s: 0 as "0", no number of more than 7 digits or below 0.001 '
+              'written out (%d values)' % (' '.join(args), os.path.basename(p), len(nums)),
+              rc == 0 and nums and not bad and (p != tiny or ' 0 %s' % args[1] in out),
+              (bad, out, err))
     _, out, _ = run(['-u', 'none', path])
     check('-u none: plain numbers, as without -u', out == plain, out)
+    for out_opt, why in (('--openmetrics', 'writes seconds'), ('--hgrm', 'milliseconds'),
+                         ('--json', 'as recorded')):
+        rc, out, err = run(['-u', 'us', out_opt, path])
+        check('-u us %s -> exit 1: its unit is fixed (%s); --input-unit named'
+              % (out_opt, why), rc == 1 and not out and why in err and '--input-unit' in err,
+              err)
     _, out, _ = run(['--hist', '-u', 'us', path], env=dict(os.environ, COLUMNS='120'))
     ranges = re.findall(r'\[([0-9.]+), ([0-9.]+)\] ?(ns|us|ms|s)?', out)
     bad = []

@@ -115,7 +115,7 @@ def row_ok(w, want):
     return '; '.join(bad)
 
 
-def fed_run(args, path, snapshots, tty=None, before=None):
+def fed_run(args, path, snapshots, tty=None, before=None, after=None):
     """
     kstats ARGS where each read of PATH gets the next of SNAPSHOTS, in step
     with the tool's reads (as test_kstats.follow_reads): PATH is a FIFO,
@@ -124,7 +124,8 @@ def fed_run(args, path, snapshots, tty=None, before=None):
     read one twice. After the last, PATH is a regular file of it. With
     TTY (a Pty), the tool runs on it. BEFORE: {K: FUNCTION}, called once the
     tool has opened PATH for its read K (0 the first), before that read's
-    data. Returns the status (-9 on a hang),
+    data; AFTER: {K: FUNCTION}, called once that data is written and
+    closed, before the next read. Returns the status (-9 on a hang),
     the output and error (the terminal's, for TTY), and what went wrong in
     the feeding ('' if nothing).
     """
@@ -168,6 +169,8 @@ def fed_run(args, path, snapshots, tty=None, before=None):
                     os.rename(path + '.tmp', path)
                 finally:
                     os.close(fd)
+                if after and i in after:
+                    after[i]()
         except OSError as e:
             fed.append('feeding: %s' % e)
 
@@ -744,20 +747,81 @@ def test_top_browse():
         H.check('top: Esc leaves the histogram for the table, the cursor kept',
                 ok and t.selected(n) == 'bbb', t.frame(n))
         # / filters: a text that names hold, a glob, Esc cancels, empty clears.
+        # The prompt starts empty (less's /): /cc after [ab]* is cc.
         for keys, rows, said in ((b'/cc\n', ['ccc'], "filter 'cc': 1 of 6 shown"),
                                  (b'/\x15[ab]*\n', ['bbb', 'aaa'],
                                   "filter '[ab]*': 2 of 6 shown"),
                                  (b'/x\x7fzzz\x1b', ['bbb', 'aaa'],
                                   "filter '[ab]*': 2 of 6 shown"),
-                                 (b'/\x15\n', ['ddd', 'bbb', 'eee', 'ccc', 'aaa', 'fff'],
+                                 (b'/cc\n', ['ccc'], "filter 'cc': 1 of 6 shown"),
+                                 (b'/\n', ['ddd', 'bbb', 'eee', 'ccc', 'aaa', 'fff'],
                                   'keys:')):
             n = len(t.out)
             t.send(keys)
             ok = t.until(lambda t: [r[0] for r in t.rows(n)] == rows)
             H.check('top: / then %r: the rows %s, "%s"' % (keys.decode(), rows, said),
                     ok and t.frame(n)[1].startswith(said), t.frame(n))
+        # A key's sequence cut by the end of a read is joined: a filter of
+        # 126 characters, then Left (Esc [ D, at bytes 127-129), then Enter.
+        n = len(t.out)
+        t.send(b'/' + b'c' * 126 + b'\x1b[D\n')
+        ok = t.until(lambda t: t.frame(n)[1:2] and
+                     t.frame(n)[1].startswith("filter '" + 'c' * 20))
+        H.check('top: an Esc [ D cut by the end of a read is Left, not Esc (the filter '
+                'of 126 characters applied: no row)', ok and t.rows(n) == [], t.frame(n)[:4])
+        # F1 (Esc O P) is no key of top: not P (pause); in the help, it
+        # leaves the help, and nothing else.
+        n = len(t.out)
+        t.send(b'/\n?')
+        ok = t.until(lambda t: any('P  pause' in ln for ln in t.frame(n)))
+        n = len(t.out)
+        t.send(b'\x1bOP')
+        ok = ok and t.until(lambda t: len(t.rows(n)) == 6)
+        n = len(t.out)
+        t.send(b'\x1b[B')
+        ok = ok and t.until(lambda t: t.selected(n) == 'bbb')
+        n = len(t.out)
+        t.send(b'\x1bOP\x1b[1;2P')
+        ok = ok and t.until(lambda t: t.frame(n))
+        H.check('top: F1 (Esc O P, Esc [1;2P) neither pauses nor pages; in the help it '
+                'leaves the help only', ok and '(paused)' not in t.frame(n)[0] and
+                t.selected(n) == 'bbb', t.frame(n)[:4])
+        # q in the help leaves the help, as any key does.
+        n = len(t.out)
+        t.send(b'?')
+        ok = t.until(lambda t: any('P  pause' in ln for ln in t.frame(n)))
+        n = len(t.out)
+        t.send(b'q')
+        ok = ok and t.until(lambda t: len(t.rows(n)) == 6)
+        H.check('top: q in the help goes back to the table', ok and t.p.poll() is None,
+                t.frame(n))
         t.send(b'q')
         H.check('top: q after the keys: status 0', t.wait() == 0, t.text()[-300:])
+    finally:
+        t.close()
+
+    # 50 columns, 8 lines: the header whole to its bits; the histogram's
+    # figures whole (none cut), its rows that do not fit said.
+    t = Pty(rows=8, cols=50)
+    try:
+        t.start(['top', '--dir', d, 'grp', '-i', '1000'])
+        ok = t.until(lambda t: len(t.rows()) >= 1)
+        head = t.frame()[0] if ok else ''
+        n = len(t.out)
+        t.send(b'\n')
+        ok = ok and t.until(lambda t: any('more rows' in ln for ln in t.frame(n)))
+        f = t.frame(n)
+        line = f[2] if len(f) > 2 else ''
+        want = {'count': '50', 'p50': '10', 'p99': '10000000', 'max<=': '12582911',
+                'total': '50000610', 'avg': '1000012'}
+        pairs = re.findall(r'([a-z0-9<=]+) ([0-9]+)(?:,|$)', line.split(':', 1)[-1])
+        H.check('top at 50x8: the header ends with its bits; the histogram\'s figures whole '
+                '(%s), "... N more rows" last' % line,
+                re.search(r'bits 1$', head) and len(line) <= 50 and pairs and
+                all(want.get(k) == v for k, v in pairs) and
+                re.match(r'\.\.\. \d+ more rows', f[-1]), (head, f))
+        t.send(b'q')
+        t.wait()
     finally:
         t.close()
 
@@ -928,6 +992,36 @@ def test_top_bad_read(rng):
                                 os.path.join(g, '_summary'), [cut, snaps[0]])
     H.check('top: a malformed first read is still an error (exit 2)',
             rc == 2 and 'expected' in err, (rc, out, err))
+
+    # On a terminal, a key between a skipped read and the next: the rows
+    # and the histogram (Enter) are still those of the last interval.
+    one = {'aaa': {0: [1000] * 100}, 'bbb': {0: [5] * 3}}
+    two = {'aaa': {0: [1000] * 150}, 'bbb': {0: [5] * 3}}
+    three = {'aaa': {0: [1000] * 170}, 'bbb': {0: [5] * 3}}
+    g = os.path.join(tempfile.mkdtemp(dir=H.TMP), 'grp')
+    gen.write_group(g, one, BITS)
+    t = Pty(rows=30, cols=100)
+    seen = []
+
+    def key():
+        n = len(t.out)
+        t.send(b'\n')
+        t.until(lambda t: any('range' in ln for ln in t.frame(n)))
+        f = t.frame(n)
+        counts = [int(m[1]) for m in (re.search(r'\u2502 +(\d+) +[0-9.]+%', ln) for ln in f)
+                  if m]
+        seen.append((f[2] if len(f) > 2 else '', sum(counts), len(t.rows(n))))
+    try:
+        bad = gen.render_summary(two, BITS)[:20]
+        rc, _, _, fed = fed_run(['top', g, '-i', '1', '-c', '2'], os.path.join(g, '_summary'),
+                                [gen.render_summary(x, BITS) for x in (one, two)] + [bad] +
+                                [gen.render_summary(three, BITS)], tty=t, after={2: key})
+        H.check('top, a key after a skipped read: the histogram of the last interval '
+                '(aaa: count 50, its rows 50), the rows kept',
+                rc == 0 and not fed and seen and seen[0][0].startswith('aaa: count 50,') and
+                seen[0][1] == 50, (fed, seen, t.frame()))
+    finally:
+        t.close()
 
 
 def tmux_screen(args, rows, cols, ready):
@@ -1126,7 +1220,7 @@ UNIT_SCALE = {'ns': 1e-3, 'us': 1, 'ms': 1e3, 's': 1e6}
 
 def unit_value(word):
     """A value of the table with -u us: '2.52ms' in us, or None."""
-    m = re.fullmatch(r'([0-9.]+)(ns|us|ms|s)', word)
+    m = re.fullmatch(r'([0-9.]+(?:e-?[0-9]+)?)(ns|us|ms|s)', word)
     return float(m[1]) * UNIT_SCALE[m[2]] if m else None
 
 
@@ -1171,7 +1265,7 @@ def units_ok(plain, with_unit, unit='us', shown=None):
                 continue
             x = float(x) * UNIT_SCALE[unit]
             if v is None or abs(v - x) > 0.01 * x + 0.001 * UNIT_SCALE[unit] or \
-                    (shown and not re.fullmatch(r'[0-9.]+' + shown, y)):
+                    (shown and not re.fullmatch(r'[0-9.]+(e-?[0-9]+)?' + shown, y)):
                 bad.append('%s: %s for %s us' % (w[0], y, x))
             # max<= (the last column but total and avg): rounded up, so that
             # it holds.
