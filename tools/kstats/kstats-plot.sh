@@ -197,14 +197,22 @@ png|svg)
 x11|qt)
 	[ -z "$output" ] || bad_usage "-t $term is a window: not with -o (-t png or svg)"
 	[ -n "${DISPLAY:-}" ] ||
-		bad_usage "-t $term: no display (DISPLAY is not set): -t dumb, png or svg" ;;
+		bad_usage "-t $term: no display (DISPLAY is not set): -t dumb, png or svg"
+	# A local display (:N) is a socket of the X server's: not there, no
+	# display (gnuplot would say so at each redraw, and go on).
+	case $DISPLAY in
+	:[0-9]*|unix:[0-9]*)
+		dn=${DISPLAY#*:} dn=${dn%%.*}
+		sock=/tmp/.X11-unix/X$dn
+		[ -S "$sock" ] || bad_usage "-t $term: no X server on display $DISPLAY ($sock)" ;;
+	esac ;;
 *) bad_usage "unknown terminal '$term': dumb, png, svg, x11 or qt" ;;
 esac
 if [ $heatmap = 1 ]; then
 	[ $# -eq 1 ] || bad_usage "--heatmap: one input"
 	[ "$term" = png ] || [ "$term" = svg ] || bad_usage "--heatmap needs -t png or -t svg"
 	[ $view = density ] && [ $per_cpu = 0 ] && [ "$live" = 0 ] ||
-		bad_usage "--heatmap: not with --cdf, --spectrum, --per-cpu or -i"
+		bad_usage "--heatmap: not with --cdf, --spectrum, --per-cpu, --cpus or -i"
 fi
 # An option that would do nothing here: its name as given, for the message.
 given() {
@@ -245,17 +253,21 @@ if o=$(given --cpus); then
 				    (n == 2 && (!cpu(r[2]) || r[2] + 0 < r[1] + 0)))
 					bad = 1
 				for (c = r[1] + 0; !bad && c <= (n == 2 ? r[2] : r[1]) + 0; c++)
-					if (++k > 64)
+					if (c in seen)
+						continue
+					else if (++k > 64)
 						bad = 2
-					else
+					else {
+						seen[c] = 1
 						out = out (out == "" ? "" : " ") c
+					}
 			}
 		}
 		END { if (NR != 1 && !bad) bad = 1; if (bad) exit bad; print out }') || case $? in
 	2) bad_usage "--cpus: '$cpus' names more than 64 CPUs" ;;
 	*) bad_usage "--cpus: '$cpus' is not a list of CPUs (0,3,8-11)" ;;
 	esac
-	[ "$top" = 8 ] || ! given --top > /dev/null ||
+	! given --top > /dev/null ||
 		bad_usage "--cpus and --top: one of them (the CPUs named, or the N slowest)"
 fi
 command -v gnuplot >/dev/null || { echo "kstats-plot: gnuplot not found" >&2; exit 1; }

@@ -64,7 +64,9 @@ function curve(k,   i, T, c, lo, hi, x0, x1, y, last, cum, first, xa, xb) {
 			out(x1, y)
 			last = x1
 			DMAX = max(DMAX, y)
-			DMIN = min(DMIN, y)
+			NPT++
+			PTX[NPT] = x0
+			PTY[NPT] = y
 		} else if (view == "cdf") {
 			if (first)
 				out(x0, 0)
@@ -153,12 +155,12 @@ function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t, nc, na
 			t = list[j]; list[j] = list[j - 1]; list[j - 1] = t
 		}
 	if (cpus != "") {
-		TITLE = TITLE (TITLE == "" ? "" : ".'; '.") \
+		TITLE = TITLE (TITLE == "" ? "" : TSEP) \
 			sprintf("NAME%d.': %d of its %d CPUs, named by --cpus'", k, n, ncpu)
 	} else if (ncpu > top) {
 		printf "%d the %d of its %d CPUs with the slowest p99\n", k, top, ncpu \
 			> (dir "/notes")
-		TITLE = TITLE (TITLE == "" ? "" : ".'; '.") \
+		TITLE = TITLE (TITLE == "" ? "" : TSEP) \
 			sprintf("NAME%d.': the %d of its %d CPUs with the slowest p99'",
 				k, top, ncpu)
 	}
@@ -229,7 +231,7 @@ function res_pct(r,   e) {
 # wide, a row per curve) by a character; the plot is about cols
 # characters wide. Once 6 rows are full, the one that ends first.
 function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln, step, top0,
-			bot0) {
+			bot0, nrow) {
 	for (i = 1; i <= NL; i++) {
 		o[i] = i
 		f[i] = logv ? log(LX[i] / RLO) / log(RHI / RLO) : (LX[i] - RLO) / (RHI - RLO)
@@ -248,7 +250,11 @@ function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln, s
 	step = rows ? max(0.05, 1 / rows) : 0.05
 	top0 = rows ? min(0.97, 1 - 1 / rows) : 0.97
 	bot0 = rows ? max(0.05, 1 / rows) : 0.05
-	for (r = 0; r < 6; r++) {
+	# As many rows as keep to 45% of the graph's height from their
+	# edge (the curves have the rest): 6 at most, 1 at least.
+	nrow = int((0.45 - (view == "cdf" ? bot0 : 1 - top0)) / step) + 1
+	nrow = nrow < 1 ? 1 : nrow > 6 ? 6 : nrow
+	for (r = 0; r < nrow; r++) {
 		ln = int((1 - (top0 - step * r)) * rows + 0.5)
 		ROW[r] = -1
 		if (view == "density" && logv &&
@@ -263,10 +269,10 @@ function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln, s
 		left = f[o[i]] + w > 1
 		x0 = left ? f[o[i]] - w : f[o[i]]
 		best = 0
-		for (r = 0; r < 6 && ROW[r] > x0; r++)
+		for (r = 0; r < nrow && ROW[r] > x0; r++)
 			if (ROW[r] < ROW[best])
 				best = r
-		r = r < 6 ? r : best
+		r = r < nrow ? r : best
 		ROW[r] = x0 + w
 		ly = view == "cdf" ? bot0 + step * r : top0 - step * r
 		LABELS = LABELS > ly || LABELS == "" ? ly : LABELS
@@ -280,9 +286,10 @@ function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln, s
 # the largest sample is past 1.5 times it (a tail would squeeze the
 # distribution into the first pixels); "" otherwise. Said in the notes
 # and the title, with the samples beyond it.
-function linear_cut(   k, i, r, cum, cut, at, beyond) {
+function linear_cut(   k, i, r, cum, cut, at, beyond, each) {
 	if (logv || umax != "" || view == "spectrum")
 		return ""
+	split("", each)
 	for (k = 1; k <= n; k++) {
 		r = 0.999 * NALL[k]
 		r = r == int(r) ? r : int(r) + 1
@@ -297,17 +304,27 @@ function linear_cut(   k, i, r, cum, cut, at, beyond) {
 	beyond = 0
 	for (k = 1; k <= n; k++)
 		for (i = 1; i <= NS[k]; i++)
-			if (LO[k, i] >= cut)
+			if (LO[k, i] >= cut) {
 				beyond += CNT[k, i]
-	if (!beyond || VMAX <= 1.5 * cut)
+				each[k] += CNT[k, i]
+			}
+	# Not below --xrange MIN, which would leave no axis.
+	if (!beyond || VMAX <= 1.5 * cut || (umin != "" && cut <= umin + 0))
 		return ""
-	printf "%d the value axis ends at p99.9 (%s): %d samples beyond it " \
-		"(--xrange MIN:MAX for them)\n", at, eng(cut * scale, u), beyond > (dir "/notes")
-	TITLE = TITLE (TITLE == "" ? "" : ".'; '.") \
+	# Each input's samples beyond it, said of that input.
+	for (k = 1; k <= n; k++)
+		if (each[k])
+			printf "%d the value axis ends at p99.9%s (%s): %d samples beyond it " \
+				"(--xrange MIN:MAX for them)\n", k, (n > 1 ? " of the inputs" : ""),
+				eng(cut * scale, u), each[k] > (dir "/notes")
+	TITLE = TITLE (TITLE == "" ? "" : TSEP) \
 		sprintf("'the axis ends at p99.9: %d samples beyond'", beyond)
 	return cut
 }
 BEGIN {
+	# The parts of the title: a line each on a terminal, where a long
+	# title would not show at all.
+	TSEP = rows ? ".\"\\n\"." : ".'; '."
 	data = dir "/data.new"
 	printf "" > data
 	for (k = 1; k <= n; k++)
@@ -326,16 +343,20 @@ BEGIN {
 	}
 	if ((CUT = linear_cut()) != "")
 		VMAX = CUT
+	# The least density drawn (--logy): of the slots on the axis.
+	for (i = 1; i <= NPT; i++)
+		if (CUT == "" || PTX[i] < CUT)
+			DMIN = min(DMIN, PTY[i])
 	for (k = 1; k <= n; k++)
 		if (view != "spectrum" && pcts != "")
 			markers(k)
 	# What the markers resolve, said in the title (#43.7).
 	if (NL && RES != "")
-		TITLE = TITLE (TITLE == "" ? "" : ".'; '.") \
+		TITLE = TITLE (TITLE == "" ? "" : TSEP) \
 			sprintf("'markers: slot means, the true value within %s%%'", res_pct(RES))
-	# On a terminal, the title's line is one of the graph's less.
+	# On a terminal, each line of the title is one of the graph's less.
 	if (rows && TITLE != "")
-		rows--
+		rows -= split(TITLE, tparts, "\\\\n")
 	YS = 1
 	print "unset arrow"
 	print "unset label"

@@ -227,6 +227,8 @@ def axis_map(ticks, unit, log):
         return None
     f = math.log10 if log else (lambda v: v)
     (v0, p0), (v1, p1) = pts[0], pts[-1]
+    if f(v1) == f(v0):
+        return None
     a = (p1 - p0) / (f(v1) - f(v0))
     # Every tick where the first and last put it.
     if any(abs(p0 + a * (f(v) - f(v0)) - p) > 1 for v, p in pts):
@@ -1023,6 +1025,52 @@ def test_window(rng):
         x.wait()
 
 
+def test_plot_review(rng):
+    """#43, from a review and a user's trial of kstats-plot: the label rows
+    of a short terminal keep the y axis; the cut axis and --xrange MIN;
+    the samples beyond it said of each input; a title of several parts a
+    line each on a terminal; --logy's axis of the slots drawn; a display
+    without a server; --cpus with --top."""
+    a = write('rv-a', gen.render({0: lognormal(rng, 20000, 9, 1)}, 3))
+    rc, out, err = plot(['-s', '40x12', '-p', '10,20,30,40,50,60,70,80,90,99', a])
+    yt = [float(m) for m in re.findall(r'^ *(-?[0-9.]+) [+|]', out, re.M)]
+    check('kstats-plot -s 40x12 with 10 markers: the y axis from 0 up, the curve drawn',
+          rc == 0 and yt and min(yt) >= 0 and max(yt) > 0 and '*' in out, (rc, err, out))
+    body = lognormal(rng, 20000, 9, 0.3)
+    b1 = write('rv-b1', gen.render({0: body + [10 ** 8] * 4}, 3))
+    b2 = write('rv-b2', gen.render({0: body + [10 ** 8] * 5}, 3))
+    rc, err, s = svg_plot(['--linear', '--input-unit', 'ns', '--xrange', '50000:', b1], 'rv')
+    xm = axis_map(s.xticks(), 'ns', False) if s.ok else None
+    check('kstats-plot --linear --xrange 50000: (MIN past p99.9): no cut, the axis from 50 us '
+          'to the data', rc == 0 and xm and abs(xm[0](s.border[0]) - 50000) < 1000 and
+          xm[0](s.border[2]) > 1e8 and not err, (rc, err))
+    rc, _, err = plot(['--linear', '-s', '80x20', b1, b2])
+    notes = re.findall(r'^kstats-plot: (.*): the value axis ends at p99.9 of the inputs '
+                       r'\(.*\): (\d+) samples beyond it', err, re.M)
+    check('kstats-plot --linear A B: the samples beyond the cut said of each input',
+          rc == 0 and sorted((os.path.basename(f), int(c)) for f, c in notes) ==
+          [('rv-b1', 4 + sum(1 for v in body if v >= 22528)),
+           ('rv-b2', 5 + sum(1 for v in body if v >= 22528))] or
+          len(notes) == 2 and all(f.endswith(('rv-b1', 'rv-b2')) for f, _ in notes), err)
+    rc, out, err = plot(['--linear', '-s', '80x20', '--input-unit', 'ns', b1])
+    check('kstats-plot --linear on 80x20: the title a line each part (the cut, the '
+          'markers)', rc == 0 and re.search(r'^ +the axis ends at p99.9: \d+ samples beyond',
+                                            out, re.M) and
+          re.search(r'^ +markers: slot means', out, re.M), out)
+    rc, _, err = plot(['-t', 'x11', a], env=dict(os.environ, DISPLAY=':97'))
+    check('kstats-plot -t x11 on a display without a server -> exit 1, says so',
+          rc == 1 and 'no X server on display :97' in err, err)
+    rc, _, err = plot(['--cpus', '0', '--top', '8', a])
+    check('kstats-plot --cpus with --top 8 (its default, given) -> exit 1',
+          rc == 1 and 'one of them' in err, err)
+    rc, err, s = svg_plot(['--linear', '--logy', '--input-unit', 'ns', b1], 'rv')
+    ym = axis_map(s.yticks(), None, True) if s.ok else None
+    check('kstats-plot --linear --logy cut at p99.9: the y axis from the least density '
+          'drawn, not of the slots past the cut (its bottom %s)'
+          % (ym and '%.3g' % ym[0](s.border[3])),
+          rc == 0 and ym and ym[0](s.border[3]) > 1e-7, (rc, err, s.ok and s.yticks()))
+
+
 def test_spectrum(rng):
     """x = 1/(1-p) on a log axis labelled 0%, 90%, 99%...; y the value of
     the percentile; the curve goes on to the last sample."""
@@ -1311,6 +1359,7 @@ def main():
             test_cpus(rng)
             test_marker_resolution(rng)
             test_window(rng)
+            test_plot_review(rng)
             test_spectrum(rng)
             test_per_cpu(rng)
             test_files()
