@@ -401,6 +401,8 @@ class Pty:
         self.master, self.slave = os.openpty()
         fcntl.ioctl(self.slave, termios.TIOCSWINSZ, struct.pack('HHHH', rows, cols, 0, 0))
         self.before = termios.tcgetattr(self.slave)
+        os.set_blocking(self.master, False)
+        self.lock = threading.Lock()
         self.out = b''
         self.p = None
 
@@ -416,14 +418,18 @@ class Pty:
             start_new_session=True, preexec_fn=child, env=env)
 
     def read(self, timeout):
+        """Reads what the terminal shows, waiting up to TIMEOUT s: whether
+        anything came. A feeding thread of fed_run() may read too: the
+        master does not block, and the output grows under a lock."""
         r, _, _ = select.select([self.master], [], [], timeout)
         if not r:
             return False
-        try:
-            data = os.read(self.master, 65536)
-        except OSError:
-            return False
-        self.out += data
+        with self.lock:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return False
+            self.out += data
         return bool(data)
 
     def until(self, pred):
@@ -462,7 +468,19 @@ class Pty:
         return None
 
     def send(self, data):
-        os.write(self.master, data)
+        while data:
+            select.select([], [self.master], [], H.HANG)
+            try:
+                data = data[os.write(self.master, data):]
+            except BlockingIOError:
+                pass
+
+    def press(self, data, pred):
+        """Sends DATA, then reads until PRED(self, N) holds of what was
+        drawn after byte N, the output before DATA: (PRED held, N)."""
+        n = len(self.out)
+        self.send(data)
+        return self.until(lambda t: pred(t, n)), n
 
     def wait(self):
         """Its status, once ended (-9: killed after a hang); its output."""
@@ -771,30 +789,22 @@ def test_top_browse():
                 'of 126 characters applied: no row)', ok and t.rows(n) == [], t.frame(n)[:4])
         # F1 (Esc O P) is no key of top: not P (pause); in the help, it
         # leaves the help, and nothing else.
-        n = len(t.out)
-        t.send(b'/\n?')
-        ok = t.until(lambda t: any('P  pause' in ln for ln in t.frame(n)))
-        n = len(t.out)
-        t.send(b'\x1bOP')
-        ok = ok and t.until(lambda t: len(t.rows(n)) == 6)
-        n = len(t.out)
-        t.send(b'\x1b[B')
-        ok = ok and t.until(lambda t: t.selected(n) == 'bbb')
-        n = len(t.out)
-        t.send(b'\x1bOP\x1b[1;2P')
-        ok = ok and t.until(lambda t: t.frame(n))
+        def helped(t, n):
+            return any('P  pause' in ln for ln in t.frame(n))
+
+        def table(t, n):
+            return len(t.rows(n)) == 6
+        ok = t.press(b'/\n?', helped)[0] and t.press(b'\x1bOP', table)[0] and \
+            t.press(b'\x1b[B', lambda t, n: t.selected(n) == 'bbb')[0]
+        done, n = t.press(b'\x1bOP\x1b[1;2P', lambda t, n: t.frame(n))
         H.check('top: F1 (Esc O P, Esc [1;2P) neither pauses nor pages; in the help it '
-                'leaves the help only', ok and '(paused)' not in t.frame(n)[0] and
+                'leaves the help only', ok and done and '(paused)' not in t.frame(n)[0] and
                 t.selected(n) == 'bbb', t.frame(n)[:4])
         # q in the help leaves the help, as any key does.
-        n = len(t.out)
-        t.send(b'?')
-        ok = t.until(lambda t: any('P  pause' in ln for ln in t.frame(n)))
-        n = len(t.out)
-        t.send(b'q')
-        ok = ok and t.until(lambda t: len(t.rows(n)) == 6)
-        H.check('top: q in the help goes back to the table', ok and t.p.poll() is None,
-                t.frame(n))
+        ok = t.press(b'?', helped)[0]
+        done, n = t.press(b'q', table)
+        H.check('top: q in the help goes back to the table',
+                ok and done and t.p.poll() is None, t.frame(n))
         t.send(b'q')
         H.check('top: q after the keys: status 0', t.wait() == 0, t.text()[-300:])
     finally:
@@ -1013,7 +1023,7 @@ def test_top_bad_read(rng):
         seen.append((f[2] if len(f) > 2 else '', sum(counts), len(t.rows(n))))
     try:
         bad = gen.render_summary(two, BITS)[:20]
-        rc, _, _, fed = fed_run(['top', g, '-i', '1', '-c', '2'], os.path.join(g, '_summary'),
+        rc, _, _, fed = fed_run(['top', g, '-i', '2', '-c', '2'], os.path.join(g, '_summary'),
                                 [gen.render_summary(x, BITS) for x in (one, two)] + [bad] +
                                 [gen.render_summary(three, BITS)], tty=t, after={2: key})
         H.check('top, a key after a skipped read: the histogram of the last interval '
