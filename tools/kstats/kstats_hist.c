@@ -186,6 +186,11 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 	if (markw)
 		markw = fmax(markw, strlen("  percentiles"));
 	width = cols - rangew - 3 - (1 + countw) - 8 - markw;
+	/* Too narrow: the percentiles' column goes first (the summary has them). */
+	if (width < 4 && markw) {
+		width += markw;
+		markw = 0;
+	}
 	if (width < 4)
 		width = 4;
 	hist_glyphs(&g);
@@ -215,7 +220,8 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 		for (i = 0; i < width; i++)
 			fputs(i < bar ? g.dark : i < cdf ? g.light : " ", f);
 		fprintf(f, "%s %*llu %6.2f%%%s\n", g.frame, countw, (unsigned long long)h->count[s],
-			floor(10000.0 * cum / n) / 100, hist_marks(o, m, sizeof(m), &st, s, bits));
+			floor(10000.0 * cum / n) / 100,
+			markw ? hist_marks(o, m, sizeof(m), &st, s, bits) : "");
 	}
 	free(coarse.count);
 	free(coarse.sum);
