@@ -980,10 +980,13 @@ def test_window(rng):
             return (min(x for x, _ in pts), min(y for _, y in pts),
                     max(x for x, _ in pts), max(y for _, y in pts)) if pts else None
         put(lognormal(rng, 20000, 8, 0.5))
-        # A fixed axis (--xrange), as a live view is watched.
+        # A fixed axis (--xrange), as a live view is watched; SIGINT's
+        # default action (make may run the tests with it ignored, and a
+        # shell cannot trap a signal ignored when it starts).
         p = subprocess.Popen(['sh', PLOT, '-t', 'x11', '-s', '640x480', '-i', '0.2',
                               '--input-unit', 'ns', '--xrange', '100:1e6', path], env=env,
                              start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         first = until(lambda: centre() is not None)
         c1, w1 = (centre(), window()) if first else (None, None)
