@@ -552,5 +552,16 @@ esac
 			"system 'KP_LIVE=1 sh \"\$KP_LIB/prep.sh\"'; load KP_DIR.'/frame.gp' }"
 	fi
 } > "$tmp/plot.gp"
-gnuplot -c "$tmp/plot.gp" "$tmp/image" "$tmp" "$label1" "$label2"
+if [ "$live" != 0 ]; then
+	# gnuplot ignores SIGINT while its system() rereads the metric: a
+	# Ctrl-C then would only end the reread. It runs in the background,
+	# waited for, and the signal's trap ends it.
+	gnuplot -c "$tmp/plot.gp" "$tmp/image" "$tmp" "$label1" "$label2" &
+	gp=$!
+	trap 'kill "$gp" 2>/dev/null; exit 130' INT
+	trap 'kill "$gp" 2>/dev/null; exit 143' TERM
+	wait "$gp"
+else
+	gnuplot -c "$tmp/plot.gp" "$tmp/image" "$tmp" "$label1" "$label2"
+fi
 [ -z "$output" ] || cat "$tmp/image" > "$output"
