@@ -286,7 +286,7 @@ function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln, s
 # the largest sample is past 1.5 times it (a tail would squeeze the
 # distribution into the first pixels); "" otherwise. Said in the notes
 # and the title, with the samples beyond it.
-function linear_cut(   k, i, r, cum, cut, at, beyond, each) {
+function linear_cut(   k, i, r, cum, cut, beyond, each) {
 	if (logv || umax != "" || view == "spectrum")
 		return ""
 	split("", each)
@@ -296,10 +296,8 @@ function linear_cut(   k, i, r, cum, cut, at, beyond, each) {
 		cum = 0
 		for (i = 1; i <= NS[k] && cum + CNT[k, i] < r; i++)
 			cum += CNT[k, i]
-		if (cut == "" || HI[k, i] + 1 > cut) {
+		if (cut == "" || HI[k, i] + 1 > cut)
 			cut = HI[k, i] + 1
-			at = k
-		}
 	}
 	beyond = 0
 	for (k = 1; k <= n; k++)
