@@ -1010,8 +1010,11 @@ def test_window(rng):
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             _, err = p.communicate()
-        check('kstats-plot -t x11 -i: Ctrl-C ends it (status 130), nothing said',
-              p.returncode == 130 and not err.strip(), (p.returncode, err))
+        # 130 from the shell's trap; 1 when gnuplot, which the terminal's
+        # SIGINT reaches too, ends first (about 1 in 16 here). A hang
+        # (killed after HANG s: -9) is the failure.
+        check('kstats-plot -t x11 -i: Ctrl-C ends it (status 130, or gnuplot\'s 1), nothing '
+              'said', p.returncode in (130, 1) and not err.strip(), (p.returncode, err))
         # Without -i: the window stays once kstats-plot is done.
         rc, _, err = plot(['-t', 'x11', '-s', '640x480', '--input-unit', 'ns', '--xrange',
                            '100:1e6', path], env=env)
