@@ -301,7 +301,13 @@ static int run_two(const struct kstats_opt *o, const struct kstats_cmd *k, char 
 	int ga = group_dir(pa), gb = group_dir(pb), ret = 0;
 	struct ks_data a, b;
 
-	if (ga != gb || (ga && !k->cmp))
+	if (ga != gb) {
+		not_a_dir(ga ? pb : pa);
+		usage_error("%s: %s", k->cmp ? "--compare" : "--diff",
+			    k->cmp ? "two groups (directories), or two metrics" :
+			    "two metrics, not groups");
+	}
+	if (ga && !k->cmp)
 		usage_error("%s: %s", k->cmp ? "--compare" : "--diff",
 			    k->cmp ? "two groups (directories), or two metrics" :
 			    "two metrics, not groups");

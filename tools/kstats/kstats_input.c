@@ -49,6 +49,19 @@ char *resolve(const char *input)
 }
 
 /*
+ * An input that is not a group's directory (group_dir()) but a directory:
+ * an error that says why it is not read as a group.
+ */
+void not_a_dir(const char *path)
+{
+	struct stat st;
+
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		die(1, "%s: %s, not a group's (it has no _summary): %s", path, strerror(EISDIR),
+		    "name a function's file in it");
+}
+
+/*
  * Read @f, opened from @path, into @d, of frac_bits @bits (-1: inferred);
  * closes @f unless it is stdin.
  */
@@ -57,7 +70,7 @@ static void load_file(struct ks_data *d, FILE *f, const char *path, int bits)
 	struct stat st;
 
 	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode))
-		die(1, "%s: %s", path, strerror(EISDIR));
+		not_a_dir(path);
 	ks_data_init(d);
 	if (ks_read(d, f) || ks_finish(d, bits))
 		die(2, "%s: %s", path, d->err);

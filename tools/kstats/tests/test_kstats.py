@@ -1259,8 +1259,13 @@ def test_misc(rng):
     rc, out, err = run(['--json', '-'], stdin='# a comment\n' + text.replace('\n', '\n# more\n', 1))
     check('# comment lines are skipped', rc == 0 and json.loads(out)['count'] == 2010, out + err)
     rc, _, err = run([TMP])
-    check('a directory: exit 1, Is a directory, once',
-          rc == 1 and err.count('Is a directory') == 1 and err.count(TMP) == 1, err)
+    check('a directory without _summary: exit 1, Is a directory, not a group\'s, once',
+          rc == 1 and err.count('Is a directory, not a group\'s (it has no _summary)') == 1
+          and err.count(TMP) == 1, err)
+    rc, _, err = run(['--compare', TMP, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                     'corpus', 'two-slots')])
+    check('--compare of a directory without _summary: exit 1, says why it is not a group',
+          rc == 1 and 'not a group\'s (it has no _summary)' in err, err)
     rc, out, err = run(['--cpu', '99', '--json', path])
     check('--cpu 99 on CPUs 0..3 -> exit 2 (an input error), names CPUs 0 to 3',
           rc == 2 and not out and 'CPUs 0 to 3 only' in err, out + err)

@@ -1221,8 +1221,8 @@ def test_group_input(rng):
 
     # A directory without _summary is not a group: as before.
     rc, _, err = H.run([d])
-    H.check('a directory that is not a group -> exit 1, Is a directory',
-            rc == 1 and 'Is a directory' in err, err)
+    H.check('a directory that is not a group -> exit 1, Is a directory, no _summary',
+            rc == 1 and 'Is a directory, not a group\'s (it has no _summary)' in err, err)
 
 
 UNIT_SCALE = {'ns': 1e-3, 'us': 1, 'ms': 1e3, 's': 1e6}
