@@ -478,22 +478,27 @@ static int cmp_rows(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-/* One statistic's change, in a column: "+12.3% [+8.1, +16.0]", "~" if it holds 0. */
+/*
+ * One statistic in a column: A's value, then its change with the change's
+ * interval, "1.20 ms +12.3% [+8.1, +16.0]", "~" if it holds 0.
+ */
 static const char *change_cell(const struct kstats_opt *o, char *buf, size_t n,
 			       const struct cmp_stat *st)
 {
+	char v[64];
 	int dl, dh;
 	double lo, hi;
 
+	fmt_stat(o, v, sizeof(v), st->a, false);
 	if (st->few) {
-		snprintf(buf, n, "(few samples)");
+		snprintf(buf, n, "%s (few samples)", v);
 	} else if (!(st->a > 0)) {
 		char c[64], l[64], h[64];
 		double plo = o->human ? st->lo : floor(st->lo);
 		double phi = o->human ? st->hi : ceil(st->hi);
 
 		/* In absolute terms, as the text of a single comparison. */
-		snprintf(buf, n, "%s [%s, %s]%s (A is 0)",
+		snprintf(buf, n, "%s %s [%s, %s]%s (A is 0)", v,
 			 fmt_stat(o, c, sizeof(c), st->b - st->a, true),
 			 fmt_num(l, sizeof(l), st->lo, RND_DOWN, 0, ks_unit(o)),
 			 fmt_num(h, sizeof(h), st->hi, RND_UP, 0, ks_unit(o)),
@@ -503,8 +508,8 @@ static const char *change_cell(const struct kstats_opt *o, char *buf, size_t n,
 		hi = outwards(st->hi / st->a * 100, true, &dh);
 		int d = change_decimals(lo, hi) < 1 ? 0 : 1;
 
-		snprintf(buf, n, "%+.*f%% [%+.*f, %+.*f]%s", d, rounded(change_pct(st), d),
-			 dl, lo, dh, hi,
+		snprintf(buf, n, "%s %+.*f%% [%+.*f, %+.*f]%s", v, d,
+			 rounded(change_pct(st), d), dl, lo, dh, hi,
 			 lo <= 0 && hi >= 0 ? " ~" : "");
 	}
 	return buf;
@@ -570,7 +575,7 @@ static void text_names(const char *group, char **names, size_t n)
 int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, const char *na,
 		   const char *nb)
 {
-	char **fa, **fb, *pa, *pb, q[32], cell[96], name[1024];
+	char **fa, **fb, *pa, *pb, q[32], cell[160], name[1024];
 	size_t n = 0, ka, kb, i, j, wn = 8;
 	int c, ret = 0, coarse = 0, w[1 + MAX_PCTS];
 	struct kstats_opt copy = *o0, *o = &copy;
@@ -701,10 +706,10 @@ int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, 
 		}
 		text_names(na, fa, ka);
 		text_names(nb, fb, kb);
-		printf("%zu functions in both; each change in %% of A, with its 95%% interval;\n"
-		       "sorted by the largest significant change (the end of an interval\n"
-		       "nearest 0); ~: the interval holds 0 (within the resolution and the noise)\n",
-		       n);
+		printf("%zu functions in both; each cell: A's value, then the change in %% of A\n"
+		       "with its 95%% interval; sorted by the largest significant change (the\n"
+		       "end of an interval nearest 0); ~: the interval holds 0 (within the\n"
+		       "resolution and the noise)\n", n);
 	}
 	for (i = 0; i < n; i++) {
 		if (fails_if(o, &rows[i].res, rows[i].name))

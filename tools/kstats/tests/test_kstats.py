@@ -723,6 +723,13 @@ def test_group_compare(rng):
     check('--compare DIR_A DIR_B: a row per function of both (mean, p50, p99), the '
           'regressed one first, its changes significant (no ~), those of one group named',
           ok, out + err)
+    rc, out, err = run(['--compare', '-u', 'ms', da, db])
+    row = [l.split() for l in out.splitlines() if l.startswith('vfs_write ')]
+    want = sum(a['vfs_write'][1]) / 3000 / 1e6
+    ok = rc == 0 and len(row) == 1 and row[0][4] == 'ms' and \
+        abs(float(row[0][3]) - want) <= want * 0.005 and row[0][5].startswith('+')
+    check('--compare -u ms DIR_A DIR_B: each cell starts with A\'s value in ms (vfs_write\'s '
+          'mean %.4g ms), then the change' % want, ok, out + err)
     rc, out, err = run(['--compare', '--json', '-p', '99', da, db])
     try:
         fs = json.loads(out)['functions']
