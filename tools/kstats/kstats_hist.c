@@ -64,19 +64,31 @@ static const char *hist_marks(const struct kstats_opt *o, char *buf, size_t n,
 	return buf;
 }
 
-/* The legend, its clauses joined on a line as long as they fit @cols. */
+/*
+ * The legend, its clauses joined on a line as long as they fit @cols; a
+ * clause wider than @cols in a shorter form.
+ */
 static void hist_legend(FILE *f, const struct hist_glyphs *g, double scale, int cols)
 {
 	char c[3][96];
-	int i, len = 0;
+	int i, w, len = 0;
 
-	snprintf(c[0], sizeof(c[0]), "%s = %g samples per octave (density)", g->dark, scale);
-	snprintf(c[1], sizeof(c[1]), "%s up to the cumulative %%, 100%% at full width", g->light);
-	snprintf(c[2], sizeof(c[2]), "blank: no sample");
 	for (i = 0; i < 3; i++) {
+		if (i == 0)
+			snprintf(c[i], sizeof(c[i]), "%s = %g samples per octave (density)",
+				 g->dark, scale);
+		else if (i == 1)
+			snprintf(c[i], sizeof(c[i]), "%s %s", g->light,
+				 "up to the cumulative %, 100% at full width");
+		else
+			snprintf(c[i], sizeof(c[i]), "blank: no sample");
 		/* A block is one column, three bytes in UTF-8. */
-		int w = (int)strlen(c[i]) - (i < 2 ? (int)strlen(g->dark) - 1 : 0);
-
+		w = (int)strlen(c[i]) - (i < 2 ? (int)strlen(g->dark) - 1 : 0);
+		if (w > cols && i == 0)
+			snprintf(c[i], sizeof(c[i]), "%s = %g per octave", g->dark, scale);
+		else if (w > cols && i == 1)
+			snprintf(c[i], sizeof(c[i]), "%s to the cumulative %%", g->light);
+		w = (int)strlen(c[i]) - (i < 2 ? (int)strlen(g->dark) - 1 : 0);
 		if (len && len + 2 + w > cols) {
 			fputc('\n', f);
 			len = 0;
@@ -151,7 +163,7 @@ static size_t row_end(const struct ks_hist *h, size_t s, size_t last, int compac
 void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist, int hbits,
 		int cols, int compact)
 {
-	int bits = o->log2 ? 0 : hbits, width, rangew = 7, markw = 0, countw = 5, i;
+	int bits = o->log2 ? 0 : hbits, width, rangew = 7, markw = 0, countw = 5, cumw = 8, i;
 	const struct ks_hist *h = hist;
 	struct ks_hist coarse = { 0 };
 	double dmax = 0, scale = 1;
@@ -185,11 +197,18 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 	 */
 	if (markw)
 		markw = fmax(markw, strlen("  percentiles"));
-	width = cols - rangew - 3 - (1 + countw) - 8 - markw;
-	/* Too narrow: the percentiles' column goes first (the summary has them). */
+	width = cols - rangew - 3 - (1 + countw) - cumw - markw;
+	/*
+	 * Too narrow: the percentiles' column goes first (the summary has
+	 * them), then the cumulative % (the bar's light part shows it).
+	 */
 	if (width < 4 && markw) {
 		width += markw;
 		markw = 0;
+	}
+	if (width < 4) {
+		width += cumw;
+		cumw = 0;
 	}
 	if (width < 4)
 		width = 4;
@@ -200,8 +219,8 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 	if (o->cpu >= 0)
 		fprintf(f, "cpu %ld\n", o->cpu);
 	hist_legend(f, &g, scale, cols);
-	fprintf(f, "%*s %s%*s%s %*s %7s%s\n", rangew, "range", g.frame, width, "", g.frame,
-		countw, "count", "cum%", markw ? "  percentiles" : "");
+	fprintf(f, "%*s %s%*s%s %*s%s%s\n", rangew, "range", g.frame, width, "", g.frame,
+		countw, "count", cumw ? "    cum%" : "", markw ? "  percentiles" : "");
 	for (s = st.first; n && s <= (size_t)st.last; s = e + 1) {
 		int bar, cdf;
 
@@ -219,9 +238,10 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 			g.frame);
 		for (i = 0; i < width; i++)
 			fputs(i < bar ? g.dark : i < cdf ? g.light : " ", f);
-		fprintf(f, "%s %*llu %6.2f%%%s\n", g.frame, countw, (unsigned long long)h->count[s],
-			floor(10000.0 * cum / n) / 100,
-			markw ? hist_marks(o, m, sizeof(m), &st, s, bits) : "");
+		fprintf(f, "%s %*llu", g.frame, countw, (unsigned long long)h->count[s]);
+		if (cumw)
+			fprintf(f, " %6.2f%%", floor(10000.0 * cum / n) / 100);
+		fprintf(f, "%s\n", markw ? hist_marks(o, m, sizeof(m), &st, s, bits) : "");
 	}
 	free(coarse.count);
 	free(coarse.sum);

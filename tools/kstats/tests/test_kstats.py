@@ -2118,14 +2118,25 @@ def test_hist(rng):
     # the locale is not UTF-8. One slot holds every percentile: its row has
     # the most labels.
     one = write('oneslot', gen.render({0: [1000] * 500}, 3))
-    for cols in (80, 60, 50):
+    for cols in (80, 60, 50, 40):
         wide = []
         for p in (path, one):
             rc, out, err = run(['--hist', '--input-unit', 'ns', p],
                                env=dict(os.environ, COLUMNS=str(cols)))
             wide += [l for l in out.splitlines() if len(l) > cols] if rc == 0 else [err]
         check('--hist --input-unit ns, COLUMNS=%d: no line wider, legend and percentiles '
-              'included (at 50 the percentiles\' column left out)' % cols, not wide, wide[:3])
+              'included (at 50 the percentiles\' column left out, at 40 the cum%%)' % cols,
+              not wide, wide[:3])
+    # At 40 columns: the range, the bar and the count, whole.
+    rc, out, err = run(['--hist', '--input-unit', 'ns', path], env=dict(os.environ, COLUMNS='40'))
+    got = [re.match('^ *\\[([^],]+), ([^]]+)\\]( [a-z]+)? \u2502[\u2592\u2591 ]+\u2502 *(\\d+)$', l)
+           for l in out.splitlines()[1:]]
+    got = [(value_ns(m[1] + (m[3] or '')), value_ns(m[2] + (m[3] or '')), int(m[4]))
+           for m in got if m]
+    check('--hist --input-unit ns, COLUMNS=40: each row its exact range and count, the '
+          'cum% left out', rc == 0 and got ==
+          [(gen.slot_min(s, 3), gen.slot_max(s, 3), n) for s, n in counts.items()],
+          out[:1500] + err)
     rc, out, err = run(['--hist', path], env=dict(os.environ, LC_ALL='C', COLUMNS='80'))
     check('--hist, LC_ALL=C: ASCII only (# density, . cumulative, | frame)',
           rc == 0 and out.isascii() and '# = ' in out and
