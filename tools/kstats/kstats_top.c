@@ -36,6 +36,10 @@ struct top_screen {
 	int paused;		/* P: no reads until P again */
 	int help;		/* ?: the keys' help instead of the table */
 	int view;		/* Enter: the histogram of the selected row */
+	long vfirst;		/* its first slot row shown: the view scrolled */
+	long vmove;		/* the view's scroll that keys asked for */
+	int vpage;		/* slot rows of the view on the screen */
+	long vsel;		/* the row whose histogram vfirst scrolls */
 	long sel;		/* the selected row, an index of t->rows; -1: none yet */
 	size_t pos;		/* its place in the rows shown */
 	size_t first;		/* the first row shown: the table scrolled */
@@ -55,7 +59,8 @@ static const char * const top_keys_help[] = {
 	"  m  sort by max<=                      a  sort by avg",
 	"  R  reverse the sort",
 	"  Up, Down (k, j), PgUp, PgDn, Home, End: move the cursor; the table scrolls",
-	"  Enter  the histogram of the function under the cursor (Enter or Esc: back)",
+	"  Enter  the histogram of the function under the cursor (Enter or Esc: back);",
+	"     there PgUp, PgDn, Home, End scroll it, Up, Down show another function's",
 	"  /  filter: the functions whose names hold the text typed, or match it",
 	"     (a glob of * ? [...]); Enter applies it, Esc cancels, empty: no filter",
 	"  P  pause: no reads until P again      q  quit",
@@ -149,13 +154,19 @@ static void draw_header(const struct kstats_opt *o, const struct top_screen *scr
 	screen_line(buf, cols, NULL);
 }
 
-/* Enter: the histogram of the selected row, its interval's samples. */
-static void draw_view(const struct kstats_opt *o, const struct row *r, int cols)
+/*
+ * Enter: the histogram of the selected row, its interval's samples; its
+ * slot rows scrolled to @scr->vfirst where they do not all fit, the rows
+ * above and below said.
+ */
+static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const struct row *r,
+		      int cols)
 {
 	char cell[TOP_COLS][TOP_CELL], buf[1024], *text = NULL, *line, *nl;
+	long nrows = 0, fixed = 0, avail, shown, first, last, at;
 	const struct ks_hist *h;
 	size_t size = 0;
-	int bits, npct, i, k, more;
+	int bits, npct, i, k;
 	const double *pcts = table_pcts(o, &npct);
 	struct kstats_opt ho;
 	FILE *f;
@@ -198,18 +209,65 @@ static void draw_view(const struct kstats_opt *o, const struct row *r, int cols)
 	hist_write(f, &ho, h, bits, cols, 1);
 	if (fclose(f))
 		kstats_die(1, "out of memory");
-	for (line = text, more = 0; *line; line++)
-		more += *line == '\n';
-	for (line = text; *line && screen_left() > 0; line = nl + 1, more--) {
+	/* The legend and the heads (up to "range"), then a line per slot row. */
+	for (line = text; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			break;
+		if (fixed)
+			nrows++;
+		else if (!strncmp(line + strspn(line, " "), "range ", 6))
+			fixed = nrows + 1;
+		else
+			nrows++;
+	}
+	if (fixed) {
+		nrows -= fixed - 1;
+	} else {
+		fixed = nrows;
+		nrows = 0;
+	}
+	/*
+	 * The slot rows that fit below the heads: from vfirst, a line above
+	 * them saying those scrolled past, one below saying those left.
+	 */
+	avail = screen_left() - fixed;
+	if (scr->vsel != scr->sel) {
+		scr->vsel = scr->sel;
+		scr->vfirst = 0;
+	}
+	first = scr->vfirst + scr->vmove;
+	scr->vmove = 0;
+	if (nrows <= avail || avail < 3) {
+		first = 0;
+		shown = avail < 0 ? 0 : nrows <= avail ? nrows : avail - 1;
+	} else {
+		/* At the end, one line says those above; elsewhere one more, those below. */
+		if (first > nrows - (avail - 1))
+			first = nrows - (avail - 1);
+		if (first < 0)
+			first = 0;
+		shown = avail - (first > 0) - (first + avail - (first > 0) < nrows);
+	}
+	scr->vfirst = first;
+	scr->vpage = shown > 1 ? shown : 1;
+	last = first + shown;
+	for (line = text, at = -fixed; *line && screen_left() > 0; line = nl + 1, at++) {
 		nl = strchr(line, '\n');
 		if (!nl)
 			nl = line + strlen(line) - 1;
 		else
 			*nl = '\0';
+		if (at == 0 && first > 0) {
+			snprintf(buf, sizeof(buf), "... %ld rows above: PgUp, Home", first);
+			screen_line(buf, cols, NULL);
+		}
+		if (at >= 0 && at < first)
+			continue;
 		/* Rows that do not fit: said on the last line, not left out unsaid. */
-		if (screen_left() == 1 && more > 1) {
-			snprintf(buf, sizeof(buf), "... %d more rows: a taller terminal shows them",
-				 more);
+		if (at >= last) {
+			snprintf(buf, sizeof(buf), "... %ld more rows: %s", nrows - last,
+				 avail < 3 ? "a taller terminal shows them" : "PgDn, End");
 			screen_line(buf, cols, NULL);
 			break;
 		}
@@ -267,7 +325,7 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 				 scr->edit);
 		else if (scr->view)
 			snprintf(buf, sizeof(buf),
-				 "keys: Enter or Esc the table, Up/Down another function, P pause, q quit");
+				 "keys: Enter or Esc the table, PgUp/PgDn scroll, Up/Down another function, P pause, q quit");
 		else if (t->missing)
 			snprintf(buf, sizeof(buf), "%s: %s; waiting for it", top_what(t, name),
 				 strerror(t->missing));
@@ -294,7 +352,7 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 				screen_line(top_keys_help[i], cols, NULL);
 			}
 		} else {
-			draw_view(o, &t->rows[scr->sel], cols);
+			draw_view(o, scr, &t->rows[scr->sel], cols);
 		}
 		fputs("\033[J", stdout);
 		fflush(stdout);
@@ -496,17 +554,18 @@ static int top_keys(struct kstats_opt *o, struct top_screen *scr, int *stdin_ope
 		case 'j':
 			scr->move++;
 			continue;
+		/* In the view, they scroll its histogram. */
 		case KEY_PGUP:
-			scr->move -= scr->page;
+			*(scr->view ? &scr->vmove : &scr->move) -= scr->view ? scr->vpage : scr->page;
 			continue;
 		case KEY_PGDN:
-			scr->move += scr->page;
+			*(scr->view ? &scr->vmove : &scr->move) += scr->view ? scr->vpage : scr->page;
 			continue;
 		case KEY_HOME:
-			scr->move = -big;
+			*(scr->view ? &scr->vmove : &scr->move) = -big;
 			continue;
 		case KEY_END:
-			scr->move = big;
+			*(scr->view ? &scr->vmove : &scr->move) = big;
 			continue;
 		case '/':
 			/* A new filter, typed from nothing, as less(1)'s /. */

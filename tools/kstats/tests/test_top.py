@@ -835,6 +835,59 @@ def test_top_browse():
     finally:
         t.close()
 
+    # A histogram taller than the screen scrolls in the view: PgDn pages
+    # through its rows, each once, in order, the rows above and below
+    # said; End shows its last, Home its first; Down another function's,
+    # from its first row.
+    g = os.path.join(tempfile.mkdtemp(dir=H.TMP), 'grp')
+    spread = [int(2 ** (i / 4)) for i in range(40, 120) for _ in range(3)]
+    tall = [int(2 ** (i / 4)) for i in range(30, 100)]
+    gen.write_group(g, {'spread': {0: spread}, 'zzz': {0: tall}}, BITS)
+    hist_row = re.compile(r'^ *\[(\d+), (\d+)\] .* (\d+) +[\d.]+%')
+
+    def slots(t, n):
+        return [tuple(int(x) for x in m.groups()) for ln in t.frame(n)
+                for m in [hist_row.match(ln)] if m]
+
+    def said(t, n, what):
+        return any(what in ln for ln in t.frame(n))
+    t = Pty(rows=14, cols=100)
+    try:
+        t.start(['top', '--dir', os.path.dirname(g), 'grp', '-i', '1000'])
+        ok = t.until(lambda t: len(t.rows()) == 2)
+        done, n = t.press(b'\n', lambda t, n: said(t, n, 'more rows: PgDn'))
+        pages, top = [slots(t, n)], done and said(t, n, 'spread: count 240')
+        while done and said(t, n, 'more rows') and len(pages) < 30:
+            done, n = t.press(b'\x1b[6~', lambda t, n: said(t, n, 'rows above: PgUp'))
+            pages.append(slots(t, n))
+        # Each page goes on from the last (the last page ends at the end:
+        # it may show again rows of the one before); no row is skipped.
+        on = all(a and b and a[0][0] < b[0][0] <= a[-1][1] + 1 for a, b in zip(pages, pages[1:]))
+        seen = sorted(set(r for p in pages for r in p))
+        contiguous = all(a[1] + 1 == b[0] for a, b in zip(seen, seen[1:]))
+        H.check('top: PgDn pages through a histogram taller than the screen (%d pages): '
+                'each slot row, in order, its counts summing to 240, "... N rows '
+                'above" and "... N more rows" said' % len(pages),
+                ok and top and len(pages) >= 3 and done and not said(t, n, 'more rows') and
+                on and contiguous and sum(c for _, _, c in seen) == 240 and
+                seen[0][0] <= min(spread) and seen[-1][1] >= max(spread), (pages, t.frame(n)))
+        first = seen[:1]
+        done, n = t.press(b'\x1b[H', lambda t, n: slots(t, n)[:1] == first)
+        ok = done and not said(t, n, 'rows above')
+        done, n = t.press(b'\x1b[F', lambda t, n: said(t, n, 'rows above'))
+        ok = ok and done and slots(t, n)[-1:] == seen[-1:] and not said(t, n, 'more rows')
+        done, n = t.press(b'\x1b[B', lambda t, n: said(t, n, 'zzz: count 70'))
+        ok = ok and done and not said(t, n, 'rows above') and said(t, n, 'more rows') and \
+            slots(t, n)[0][0] <= min(tall)
+        done, n = t.press(b'\x1b[A', lambda t, n: said(t, n, 'spread: count 240'))
+        H.check('top: Home and End in the view show the histogram\'s first and last rows; '
+                'Down and Up another function\'s, from its first row',
+                ok and done and slots(t, n)[:1] == first, t.frame(n))
+        t.send(b'q')
+        t.wait()
+    finally:
+        t.close()
+
     # A function traced since the read before (ggg) is marked +, one gone
     # (bbb) - and listed last, for that interval.
     # The function files change as the kernel's do, in step with the reads
