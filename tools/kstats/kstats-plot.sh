@@ -555,11 +555,13 @@ esac
 if [ "$live" != 0 ]; then
 	# gnuplot ignores SIGINT while its system() rereads the metric: a
 	# Ctrl-C then would only end the reread. It runs in the background,
-	# waited for, and the signal's trap ends it.
+	# waited for, and the signal's trap ends it. The terminal's SIGINT
+	# may have ended gnuplot first: kill then fails, and under set -e
+	# that would end the trap with kill's status, not 130.
 	gnuplot -c "$tmp/plot.gp" "$tmp/image" "$tmp" "$label1" "$label2" &
 	gp=$!
-	trap 'kill "$gp" 2>/dev/null; exit 130' INT
-	trap 'kill "$gp" 2>/dev/null; exit 143' TERM
+	trap 'kill "$gp" 2>/dev/null || :; exit 130' INT
+	trap 'kill "$gp" 2>/dev/null || :; exit 143' TERM
 	wait "$gp"
 else
 	gnuplot -c "$tmp/plot.gp" "$tmp/image" "$tmp" "$label1" "$label2"

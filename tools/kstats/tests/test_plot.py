@@ -1010,11 +1010,10 @@ def test_window(rng):
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             _, err = p.communicate()
-        # 130 from the shell's trap; 1 when gnuplot, which the terminal's
-        # SIGINT reaches too, ends first (about 1 in 16 here). A hang
-        # (killed after HANG s: -9) is the failure.
-        check('kstats-plot -t x11 -i: Ctrl-C ends it (status 130, or gnuplot\'s 1), nothing '
-              'said', p.returncode in (130, 1) and not err.strip(), (p.returncode, err))
+        # 130 from the shell's trap, also when gnuplot, which the
+        # terminal's SIGINT reaches too, ended first (test_live_interrupt).
+        check('kstats-plot -t x11 -i: Ctrl-C ends it (status 130), nothing said',
+              p.returncode == 130 and not err.strip(), (p.returncode, err))
         # Without -i: the window stays once kstats-plot is done.
         rc, _, err = plot(['-t', 'x11', '-s', '640x480', '--input-unit', 'ns', '--xrange',
                            '100:1e6', path], env=env)
@@ -1029,6 +1028,58 @@ def test_window(rng):
             p.wait()
         os.killpg(x.pid, signal.SIGTERM)
         x.wait()
+
+
+def test_live_interrupt(rng):
+    """#43: Ctrl-C of a live plot (-i) ends it with 130 also when the
+    terminal's SIGINT ended gnuplot first. That race, made certain: the
+    shell stopped, gnuplot ended and reaped... by the shell once it runs
+    again, with the SIGINT pending for it."""
+    path = write('live-int', gen.render({0: lognormal(rng, 2000, 8, 0.5)}, 3))
+    rcs = []
+    for _ in range(3):
+        p = subprocess.Popen(['sh', PLOT, '-s', '60x20', '-i', '0.2', path],
+                             start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        gp, deadline = None, time.time() + HANG
+        while gp is None and time.time() < deadline and p.poll() is None:
+            try:
+                with open('/proc/%d/task/%d/children' % (p.pid, p.pid)) as f:
+                    kids = [int(k) for k in f.read().split()]
+            except OSError:
+                kids = []
+            for k in kids:
+                try:
+                    with open('/proc/%d/comm' % k) as f:
+                        gp = k if f.read().strip() == 'gnuplot' else gp
+                except OSError:
+                    pass
+            time.sleep(0.05)
+        if gp is None:
+            p.kill()
+            rcs.append(('no gnuplot', p.communicate()[1]))
+            continue
+        os.kill(p.pid, signal.SIGSTOP)
+        # gnuplot a zombie, for the stopped shell to reap; SIGINT again
+        # while it ignores it (during its system(), the reread).
+        while time.time() < deadline:
+            with open('/proc/%d/stat' % gp) as f:
+                if f.read().rsplit(')', 1)[1].split()[0] == 'Z':
+                    break
+            os.kill(gp, signal.SIGINT)
+            time.sleep(0.05)
+        os.kill(p.pid, signal.SIGINT)
+        os.kill(p.pid, signal.SIGCONT)
+        try:
+            _, err = p.communicate(timeout=HANG)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            _, err = p.communicate()
+        rcs.append((p.returncode, err.strip()))
+    check('kstats-plot -i: Ctrl-C once gnuplot has ended (the terminal\'s SIGINT reached '
+          'it first): status 130, nothing said (3 runs)',
+          rcs == [(130, '')] * 3, rcs)
 
 
 def test_plot_review(rng):
@@ -1365,6 +1416,7 @@ def main():
             test_cpus(rng)
             test_marker_resolution(rng)
             test_window(rng)
+            test_live_interrupt(random.Random('%s-live' % SEED))
             test_plot_review(rng)
             test_spectrum(rng)
             test_per_cpu(rng)
