@@ -436,8 +436,12 @@ labels_of() {
 }
 
 size=$(echo "$size" | tr x ,)
+# The labelled ticks of the value axis: on a terminal, as many as its
+# width holds (a label and its gap about 8 characters); 10 elsewhere.
+maxtick=""
 case $term in
 dumb)
+	w=${size:-120,35} maxtick=$(( (${w%%,*} - 12) / 8 ))
 	setterm="set terminal dumb size ${size:-120,35}"
 	# Colours for a terminal only, not into a pipe or a file.
 	[ -t 1 ] && [ -z "$output" ] && setterm="$setterm ansi256"
@@ -460,7 +464,7 @@ if [ $heatmap = 1 ]; then
 	[ "$1" != - ] || name1="standard input"
 	# plot/heat.awk: a box per interval and slot.
 	sh "$KP_LIB/read.sh" 1 | awk -F, -v dir="$tmp" -v scale=$scale -v u="$bunit" \
-		-v disp="$KP_DISP" \
+		-v disp="$KP_DISP" -v maxtick="$maxtick" \
 		-v umin="$xmin" -v umax="$xmax" -f "$KP_LIB/ticks.awk" -f "$KP_LIB/heat.awk" \
 		> "$tmp/heat" ||
 		input_error "$name1" "no intervals (kstats --interval SECS --csv NAME writes them)"
@@ -489,6 +493,7 @@ fi
 # and the frame of the plot (plot/ticks.awk, plot/curves.awk).
 KP_N=$# KP_VIEW=$view KP_LOGV=$logv KP_PERCPU=$per_cpu KP_TOP=$top KP_PCTS=$pcts
 KP_SCALE=$scale KP_UNIT=$bunit KP_XMIN=$xmin KP_XMAX=$xmax KP_LZ=0.5 KP_LOGY=$logy
+KP_MAXTICK=$maxtick
 [ $logv = 1 ] || KP_LZ=0
 # The width of the plot in characters, about (10 pixels a character of
 # pngcairo's font, 9 of svg's, less the margins), and of the key: its
@@ -509,10 +514,6 @@ label1=$label label2=""
 KP_KEYW=$(( ${#label1} > ${#label2} ? ${#label1} : ${#label2} ))
 KP_KEYW=$(( KP_KEYW + 10 + (per_cpu ? 7 : 0) ))
 export KP_N KP_VIEW KP_LOGV KP_PERCPU KP_TOP KP_PCTS KP_SCALE KP_UNIT KP_XMIN KP_XMAX KP_LZ
-export KP_LOGY KP_CPUS
-export KP_COLS KP_KEYW KP_ROWS
-sh "$KP_LIB/prep.sh" || exit 1
-
 case $view in
 density)
 	xlabel=$vlabel ylabel="fraction of samples per octave"
@@ -520,6 +521,12 @@ density)
 cdf) xlabel=$vlabel ylabel="cumulative fraction" ;;
 spectrum) xlabel="percentile" ylabel=$vlabel ;;
 esac
+# The y axis' label: set in frame.gp (plot/curves.awk), where the linear
+# density's unit is known.
+KP_YLABEL=$ylabel
+export KP_LOGY KP_CPUS KP_MAXTICK KP_YLABEL
+export KP_COLS KP_KEYW KP_ROWS
+sh "$KP_LIB/prep.sh" || exit 1
 {
 	echo "$setterm"
 	echo "KP_DIR = ARG2"
@@ -531,7 +538,6 @@ esac
 	[ $logy = 0 ] || echo "set logscale y"
 	[ $view = spectrum ] && echo "set logscale x"
 	echo "set xlabel '$xlabel'"
-	echo "set ylabel '$ylabel'"
 	echo "set format y '%g'"
 	# The key top left, in the graph; but on a linear axis the
 	# density's curves, and so the labels of its markers at the top of

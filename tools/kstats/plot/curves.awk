@@ -210,7 +210,12 @@ function markers(k,   np, q, i, j, r, cum, x, colour, ly, ytop) {
 			RES = max(RES, 100 * max(x - LO[k, i], HI[k, i] + 1 - x) / x)
 		# On the CDF, up to the curve's height there (the fraction
 		# q), clear of the key above.
-		ytop = view == "cdf" ? sprintf("first %.10g", q[j] / 100) : "graph 0.99"
+		# On a terminal, a line below the border at most (a line more
+		# would be drawn above it).
+		ytop = q[j] / 100
+		if (rows && ytop > 1 - 1 / rows)
+			ytop = 1 - 1 / rows
+		ytop = view == "cdf" ? sprintf("first %.10g", ytop) : "graph 0.99"
 		MARK = MARK sprintf("set arrow from %.10g, graph 0 to %.10g, %s %s\n", x, x,
 				    ytop, "nohead dt 2 " colour)
 		NL++
@@ -257,7 +262,7 @@ function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln, s
 	for (r = 0; r < nrow; r++) {
 		ln = int((1 - (top0 - step * r)) * rows + 0.5)
 		ROW[r] = -1
-		if (view == "density" && logv &&
+		if (view == "density" && logv && KEYOUT == "" &&
 		    (rows ? ln >= 2 && ln <= NCURVES + 2 : r < NCURVES))
 			ROW[r] = (keyw + (rows ? 2 : 0)) / cols
 	}
@@ -352,6 +357,27 @@ BEGIN {
 	if (NL && RES != "")
 		TITLE = TITLE (TITLE == "" ? "" : TSEP) \
 			sprintf("'markers: slot means, the true value within %s%%'", res_pct(RES))
+	# On a terminal, whose lines the curves cross, a key of several
+	# curves goes below the graph: its lines (a row of entries each, as
+	# many as the width holds) and the gap above it are the graph's
+	# less. The y axis' label is a line of the title, left, as the
+	# terminal has no vertical text: a line less too.
+	if (rows && NCURVES > 1) {
+		KEYOUT = "below width 2"
+		per = int((cols + 12) / (keyw + 2))
+		rows -= int((NCURVES + (per < 1 ? 1 : per) - 1) / (per < 1 ? 1 : per)) + 1
+	}
+	# In an image, a key of more than two curves (CPUs) right of the
+	# graph, which is as much narrower: in it, the markers' labels
+	# would have only the rows below it left of it.
+	if (!rows && NCURVES > 2) {
+		KEYOUT = "outside right top vertical"
+		cols -= keyw
+		# The title, centred on the graph, a line per part.
+		gsub(/\.'; '\./, ".\"\\n\".", TITLE)
+	}
+	if (rows)
+		TITLE = TITLE (TITLE == "" ? "" : TSEP) "''"
 	# On a terminal, each line of the title is one of the graph's less.
 	if (rows && TITLE != "")
 		rows -= split(TITLE, tparts, "\\\\n")
@@ -394,7 +420,7 @@ BEGIN {
 			per = YS == 1 ? "unit of value" : sprintf("%.0f units of value", YS)
 			if (u != "")
 				per = eng(YS * scale, u)
-			printf "set ylabel 'fraction of samples per %s'\n", per
+			ylabel = "fraction of samples per " per
 		}
 		# The density below the lowest row of labels; on a logarithmic
 		# axis (--logy), from half its least value not 0, the 0s of the
@@ -410,6 +436,13 @@ BEGIN {
 		else
 			print "set yrange [0:*]"
 	}
+	if (rows) {
+		print "unset ylabel"
+		printf "set label \"%s\" at screen 0, graph 1 offset 1, 1 left noenhanced\n", ylabel
+	} else
+		printf "set ylabel \"%s\"\n", ylabel
+	if (KEYOUT != "")
+		print "set key " KEYOUT
 	if (TITLE != "")
 		print "set title " TITLE " noenhanced"
 	printf "YS = %.10g\n", YS

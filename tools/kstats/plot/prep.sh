@@ -26,7 +26,8 @@ if ! awk -v dir="$KP_TMP" -v n=$KP_N -v view=$KP_VIEW -v logv=$KP_LOGV -v lz=$KP
 	-v percpu=$KP_PERCPU -v top=$KP_TOP -v cpus="$KP_CPUS" -v pcts="$KP_PCTS" \
 	-v scale=$KP_SCALE -v logy=$KP_LOGY \
 	-v u="$KP_UNIT" -v disp="$KP_DISP" -v umin="$KP_XMIN" -v umax="$KP_XMAX" \
-	-v cols="$KP_COLS" -v keyw="$KP_KEYW" -v rows="$KP_ROWS" \
+	-v cols="$KP_COLS" -v keyw="$KP_KEYW" -v rows="$KP_ROWS" -v maxtick="$KP_MAXTICK" \
+	-v ylabel="$KP_YLABEL" \
 	-f "$KP_LIB/ticks.awk" -f "$KP_LIB/curves.awk" > "$KP_TMP/frame.new"; then
 	[ -s "$KP_TMP/awkerr" ] || exit 1
 	read -r k msg < "$KP_TMP/awkerr"

@@ -47,10 +47,15 @@ function tick(pos, label, minor) {
 	TICKS = TICKS (TICKS == "" ? "" : ", ") \
 		(minor ? sprintf("\"\" %.10g 1", pos) : sprintf("\"%s\" %.10g", label, pos))
 }
+# The labelled ticks an axis has room for: maxtick (a terminal's width
+# over that of a label and its gap), or 10.
+function nlabels() {
+	return maxtick != "" && maxtick + 0 < 10 ? (maxtick + 0 < 2 ? 2 : maxtick + 0) : 10
+}
 # Nice linear ticks between lo and hi (base unit): steps of 1, 2 or 5
-# times a power of ten, about 6 of them.
+# times a power of ten, about 6 of them (fewer where they have no room).
 function lin_ticks(lo, hi, scale, u,   raw, p, m, step, i, t, n) {
-	raw = (hi - lo) / 6
+	raw = (hi - lo) / (nlabels() > 6 ? 6 : nlabels() - 1)
 	if (raw <= 0)
 		raw = hi > 0 ? hi / 6 : 1
 	p = 10 ^ floor(log10(raw))
@@ -64,8 +69,9 @@ function lin_ticks(lo, hi, scale, u,   raw, p, m, step, i, t, n) {
 }
 # The ticks of an axis from lo to hi (in the values' unit, scale to the
 # base unit): powers of ten on a logarithmic axis that spans two or more
-# (with 2 and 5 times them when it spans two only), linear ones otherwise.
-function axis_ticks(axis, lo, hi, islog, scale, u,   blo, bhi, k0, k1, k, every, m, t) {
+# (with 2 and 5 times them when it spans two only and they have room),
+# linear ones otherwise; at most nlabels() labelled.
+function axis_ticks(axis, lo, hi, islog, scale, u,   blo, bhi, k0, k1, k, every, m, t, nl) {
 	TICKS = ""
 	TLEN = 0
 	blo = lo * scale
@@ -74,8 +80,9 @@ function axis_ticks(axis, lo, hi, islog, scale, u,   blo, bhi, k0, k1, k, every,
 		k0 = ceil(log10(blo) - 1e-9)
 		k1 = floor(log10(bhi) + 1e-9)
 	}
+	nl = nlabels()
 	if (islog && blo > 0 && k1 - k0 >= 1) {
-		every = k1 - k0 + 1 > 10 ? ceil((k1 - k0 + 1) / 10) : 1
+		every = k1 - k0 + 1 > nl ? ceil((k1 - k0 + 1) / nl) : 1
 		for (k = k0 - 1; k <= k1 && k <= k0 + 400; k++)
 			for (m = 1; m < 10; m++) {
 				t = m * 10 ^ k
@@ -83,7 +90,7 @@ function axis_ticks(axis, lo, hi, islog, scale, u,   blo, bhi, k0, k1, k, every,
 					continue
 				if (m == 1 && k % every == 0)
 					tick(t / scale, eng(t, u), 0)
-				else if ((m == 2 || m == 5) && k1 - k0 <= 1)
+				else if ((m == 2 || m == 5) && k1 - k0 <= 1 && nl >= 6)
 					tick(t / scale, eng(t, u), 0)
 				else if (every == 1)
 					tick(t / scale, "", 1)

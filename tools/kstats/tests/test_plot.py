@@ -737,7 +737,8 @@ def test_terminal_key(rng):
     for args, names in (([corpus], ['kmalloc-vm']), ([a], ['key-a']), ([a, b], ['key-a', 'key-b']),
                         (['-s', '100,30', corpus], ['kmalloc-vm'])):
         rc, out, err = plot(args)
-        keys = [n for n in names if re.search(r'\|%s [^ ]{3,}' % re.escape(n), out)]
+        # In the graph (|NAME ***), or below it, of two curves.
+        keys = [n for n in names if re.search(r'(\|| )%s [^ ]{3,}' % re.escape(n), out)]
         if rc or keys != names:
             bad.append((args, rc, err, [l for l in out.splitlines()[:6]]))
     check('kstats-plot on the terminal: each name whole in the key, no marker label on it',
@@ -760,7 +761,7 @@ def test_terminal_labels(rng):
                 n = len(re.findall(r'(?<![\w.])p%s(?![\w.])' % re.escape(q), out))
                 if n != 2:
                     bad.append('%s %s: p%s %d times, not 2' % (' '.join(view), size, q, n))
-            if view == [] and not all(re.search(r'\|%s [*#]{3,}' % n, out)
+            if view == [] and not all(re.search(r' %s [*#]{3,}' % n, out)
                                       for n in ('lab-a', 'lab-b')):
                 bad.append('%s: the key not whole: %s' % (size, lines[:6]))
             border = next((i for i, l in enumerate(lines) if re.match(r' *\+-{10,}', l)), 0)
@@ -771,6 +772,66 @@ def test_terminal_labels(rng):
                 bad.append((size, rc, err))
     check('kstats-plot on terminals of 60x20 to 120x35, density and CDF: the 8 labels of '
           'two inputs whole, off the border and the key', not bad, (bad, out))
+
+
+def test_terminal_frame(rng):
+    """#43: on the terminal, the value axis' labels apart at 40 columns;
+    the y axis' label, which dumb does not draw, as a line above the
+    graph; a key of several curves (CPUs, two inputs) below the graph,
+    where no curve crosses it; in an image, a key of more than two curves
+    right of the graph, its labels clear of the markers'."""
+    wide = write('wide', gen.render({c: lognormal(rng, 5000, 9 + 0.3 * c, 1.5) for c in range(6)}, 3))
+    bad = []
+    for size in ('40x15', '50x15', '60x20'):
+        rc, out, err = plot(['-s', size, '--input-unit', 'ns', wide])
+        lines = out.splitlines()
+        bottom = [i for i, l in enumerate(lines) if re.match(r' *[0-9.]* *\+-{10,}\+ *$', l)]
+        ticks = lines[bottom[-1] + 1].split('  ') if bottom else []
+        ticks = [t.strip() for t in ticks if t.strip()]
+        if rc or len(ticks) < 2 or not all(WITH_UNIT.match(t) for t in ticks):
+            bad.append((size, rc, err, ticks, lines[bottom[-1] + 1] if bottom else out))
+    check('kstats-plot -s 40x15 to 60x20: the value axis\' labels apart, each whole (2 or '
+          'more)', not bad, bad)
+    views = ((['--input-unit', 'ns'], 'fraction of samples per octave'),
+             (['--linear', '--input-unit', 'ns'], 'fraction of samples per '),
+             (['--cdf'], 'cumulative fraction'),
+             (['--spectrum', '--input-unit', 'ns'], 'latency'))
+    bad = []
+    for args, ylabel in views:
+        rc, out, err = plot(['-s', '60x20'] + args + [wide])
+        lines = out.splitlines()
+        top = next((i for i, l in enumerate(lines) if re.match(r' *[0-9.a-z ]*\+-{10,}', l)), 0)
+        above = lines[top - 1].strip() if top else ''
+        if rc or not above.startswith(ylabel) or \
+                (args[0] == '--linear' and not re.match(ylabel + r'\d+ [num]?s$', above)):
+            bad.append((args, rc, err, above))
+    check('kstats-plot on the terminal: the y axis\' label on the line above the graph, '
+          'alone (the density, per octave or per 10^k of a unit, the CDF, the spectrum)',
+          not bad, bad)
+    bad = []
+    for args in (['--per-cpu'], ['--cpus', '0-5'], [wide]):
+        rc, out, err = plot(['-s', '100x30', '--input-unit', 'ns'] + args + [wide])
+        lines = out.splitlines()
+        names = ['wide CPU %d' % c for c in range(6)] if args != [wide] else \
+            ['wide (A)', 'wide (B)']
+        inside = [l for l in lines if any('|' + n in l for n in names)]
+        bottom = max((i for i, l in enumerate(lines) if re.match(r' *[0-9.]* *\+-{10,}', l)),
+                     default=len(lines))
+        below = '\n'.join(lines[bottom + 1:])
+        if rc or inside or not all(re.search(re.escape(n) + r' [^ ]{7}', below) for n in names):
+            bad.append((args, rc, err, inside, below))
+    check('kstats-plot -s 100x30 --per-cpu, --cpus 0-5, two inputs: the key below the '
+          'graph, each name and its line whole, none in the graph', not bad, bad)
+    _, err, svg = svg_plot(['-s', '640x400', '--cpus', '0-5', '-p', '1,50', '--input-unit', 'ns',
+                            wide], 'key6')
+    keys = [(t, x, y) for t, x, y, _, _ in (svg.texts if svg.ok else [])
+            if t.startswith('wide CPU')]
+    labels = [(t, x, y) for t, x, y, _, _ in (svg.texts if svg.ok else []) if t in ('p1', 'p50')]
+    check('kstats-plot -t svg --cpus 0-5: the key right of the graph, the markers\' labels '
+          'in it', svg.ok and len(keys) == 6 and len(labels) == 2 and
+          all(x > svg.border[2] for _, x, _ in keys) and
+          all(svg.border[0] <= x < svg.border[2] for _, x, _ in labels),
+          (err, keys, labels, svg.border if svg.ok else None))
 
 
 def test_logy(rng):
@@ -1300,8 +1361,18 @@ def test_per_cpu(rng):
     _, err2, s2 = svg_plot(axes + [cpu17], 'cpu17')
     p1 = s1.curves.get('cpus20 CPU 17', ([], None))[0] if s1.ok else []
     p2 = s2.curves.get('cpu17', ([], None))[0] if s2.ok else []
+
+    def values(s, pts):
+        """The points in the axes' values (the key of 20 CPUs right of
+        the graph makes it narrower than that of one curve)."""
+        xm = axis_map(s.xticks(), None, True) if s.ok else None
+        ym = axis_map(s.yticks(), None, False) if s.ok else None
+        return [(xm[0](x), ym[0](y)) for x, y in pts] if xm and ym else []
+    v1, v2 = values(s1, p1), values(s2, p2)
+    same = len(v1) == len(v2) and all(abs(math.log(a[0] / b[0])) < 0.01 and abs(a[1] - b[1]) < 0.005
+                                      for a, b in zip(v1, v2))
     check('kstats-plot --per-cpu --cdf: the curve of CPU 17 is the CDF of its lines alone',
-          len(p1) > 10 and p1 == p2, (err1, err2, len(p1), len(p2)))
+          len(p1) > 10 and same, (err1, err2, len(p1), len(p2), v1[:5], v2[:5]))
     rc, _, err = plot(['--per-cpu', '-'], stdin=''.join(l for l in text.splitlines(True)
                                                         if ' CPUS ' in l))
     check('kstats-plot --per-cpu of CPUS lines only -> exit 1, no CPU lines',
@@ -1411,6 +1482,7 @@ def main():
             test_markers(rng)
             test_terminal_key(rng)
             test_terminal_labels(rng)
+            test_terminal_frame(random.Random('%s-frame' % SEED))
             test_logy(rng)
             test_linear_cut(rng)
             test_cpus(rng)
