@@ -108,6 +108,7 @@ char *resolve(const char *input);
 /* @path into @d, of frac_bits @bits (--bits; -1: inferred); an error ends kstats. */
 void load(struct ks_data *d, const char *path, int bits);
 void not_a_dir(const char *path);
+int not_metric(const char *name);
 
 /*
  * kstats_format.c: numbers, as printed; @unit is that of the values

@@ -432,7 +432,7 @@ static size_t group_funcs(const char *dir, char ***names)
 	if (!*names)
 		die(1, "out of memory");
 	for (i = 0; i < k; i++) {
-		if (e[i]->d_name[0] != '_' && e[i]->d_name[0] != '.' && e[i]->d_type != DT_DIR) {
+		if (!not_metric(e[i]->d_name) && e[i]->d_type != DT_DIR) {
 			(*names)[n] = strdup(e[i]->d_name);
 			if (!(*names)[n++])
 				die(1, "out of memory");

@@ -242,7 +242,7 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 	if (!dir)
 		kstats_die(1, "%s: %s", path, strerror(errno));
 	while ((e = readdir(dir))) {
-		if (e->d_name[0] == '_' || e->d_name[0] == '.' || e->d_type == DT_DIR)
+		if (not_metric(e->d_name) || e->d_type == DT_DIR)
 			continue;
 		names = top_alloc(names, (n + 1) * sizeof(*names));
 		names[n] = strdup(e->d_name);

@@ -49,6 +49,17 @@ char *resolve(const char *input)
 }
 
 /*
+ * Whether @name, an entry of the kstats directory or of a group's, names
+ * no metric: the kernel's files (_control, error_log, a group's _summary)
+ * or a hidden one. A function's name may start with '_': __do_softirq.
+ */
+int not_metric(const char *name)
+{
+	return name[0] == '.' || !strcmp(name, "_summary") || !strcmp(name, "_control") ||
+	       !strcmp(name, "error_log");
+}
+
+/*
  * An input that is not a group's directory (group_dir()) but a directory:
  * an error that says why it is not read as a group.
  */

@@ -388,7 +388,7 @@ static int read_group(struct top *t, const char *path, const char *prefix)
 			err = 0;	/* a copy without it: the files */
 	}
 	while (!err && (e = readdir(dir))) {
-		if (e->d_name[0] == '_' || e->d_name[0] == '.' || e->d_type == DT_DIR)
+		if (not_metric(e->d_name) || e->d_type == DT_DIR)
 			continue;
 		if (summary) {
 			row_get(t, prefix, e->d_name)->seen = t->gen;
@@ -415,8 +415,7 @@ static int read_all(struct top *t)
 	if (!dir)
 		return errno;
 	while ((e = readdir(dir))) {
-		if (e->d_name[0] == '_' || e->d_name[0] == '.' ||
-		    !strcmp(e->d_name, "error_log"))
+		if (not_metric(e->d_name))
 			continue;
 		p = top_printf("%s/%s", t->dir, e->d_name);
 		if (e->d_type == DT_DIR ||

@@ -780,6 +780,39 @@ def test_group_compare(rng):
               rc == 1 and not out and what in err, err)
 
 
+def test_underscore_names(rng):
+    """A function's file may start with '_' (__do_softirq, __schedule):
+    only the kernel's own files (_summary, _control, error_log) are no
+    function's, in --compare, --json of a group and top --files."""
+    funcs = {'__do_softirq': {0: [int(rng.lognormvariate(8, 0.5)) for _ in range(500)]},
+             '_x': {1: [int(rng.lognormvariate(7, 0.5)) for _ in range(300)]},
+             'vfs_read': {0: [int(rng.lognormvariate(9, 0.5)) for _ in range(400)]}}
+    d = tempfile.mkdtemp(dir=TMP)
+    da, db = os.path.join(d, 'A'), os.path.join(d, 'B')
+    gen.write_group(da, funcs, 3)
+    gen.write_group(db, funcs, 3)
+    for extra in ('_control', 'error_log'):
+        with open(os.path.join(da, extra), 'w') as f:
+            f.write('not a metric\n')
+    rc, out, err = run(['--compare', da, db])
+    rows = sorted(l.split()[0] for l in out.splitlines()[1:] if l.split()[1:2] == ['500'] or
+                  l.split()[1:2] == ['300'] or l.split()[1:2] == ['400'])
+    check('--compare of groups: __do_softirq and _x compared, _summary, _control and '
+          'error_log not', rc == 0 and rows == ['__do_softirq', '_x', 'vfs_read'] and
+          'only' not in out, out + err)
+    rc, out, err = run(['--json', da])
+    try:
+        names = sorted(json.loads(out)['functions'])
+    except (ValueError, KeyError):
+        names = None
+    check('--json DIR: __do_softirq and _x among the functions',
+          rc == 0 and names == ['__do_softirq', '_x', 'vfs_read'], out[:300] + err)
+    rc, out, err = run(['top', '--files', '--dir', d, 'A', '-b', '-n', '1'])
+    listed = sorted(l.split()[0] for l in out.splitlines()[2:] if l.strip())
+    check('top --files: __do_softirq and _x listed, the kernel\'s files not',
+          rc == 0 and listed == ['__do_softirq', '_x', 'vfs_read'], out + err)
+
+
 def test_bad_live_read(rng):
     """#43.2: a live read of malformed text (a file rewritten in place while
     read) skips that interval, says so once, and reads again: --interval
@@ -2211,6 +2244,7 @@ def main():
         test_diff_interval(rng)
         test_bad_live_read(random.Random('%d-badread' % seed))
         test_group_compare(random.Random('%d-groupab' % seed))
+        test_underscore_names(random.Random('%d-underscore' % seed))
         test_malformed()
         test_truncated(rng)
         test_out_of_range()
