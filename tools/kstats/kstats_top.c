@@ -68,6 +68,39 @@ static const char * const top_keys_help[] = {
 	NULL
 };
 
+/* The keys' line of the table and of the view: the most asked for first. */
+static const char * const table_keys[] = {
+	"q quit", "? help", "t total", "p", "c count", "n name", "m max", "a avg",
+	"R reverse", "/ filter", "Enter histogram", "P pause", NULL
+};
+
+static const char * const view_keys[] = {
+	"q quit", "Esc the table", "PgUp/PgDn scroll", "Up/Down another function", "P pause",
+	NULL
+};
+
+/*
+ * "keys: " and as many of @keys (the key "p" followed by @pct) as fit
+ * @cols whole, after @prefix, into @buf.
+ */
+static void keys_line(char *buf, size_t n, int cols, const char *prefix,
+		      const char * const *keys, const char *pct)
+{
+	char key[64];
+	int len, i;
+
+	len = snprintf(buf, n, "%skeys:", prefix);
+	for (i = 0; keys[i] && len < (int)n; i++) {
+		if (pct && !strcmp(keys[i], "p"))
+			snprintf(key, sizeof(key), "p %s", pct);
+		else
+			snprintf(key, sizeof(key), "%s", keys[i]);
+		if (len + 2 + (int)strlen(key) > cols && i)
+			break;
+		len += snprintf(buf + len, n - len, "%s %s", i ? "," : "", key);
+	}
+}
+
 /* The rows that the filter lets through, kept in @v's order: their count. */
 static size_t top_filter(const struct top_screen *scr, struct row **v, size_t n)
 {
@@ -164,6 +197,8 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 {
 	char cell[TOP_COLS][TOP_CELL], buf[1024], *text = NULL, *line, *nl;
 	long nrows = 0, fixed = 0, avail, shown, first, last, at;
+	const char *sep;
+	int wrapped, start;
 	const struct ks_hist *h;
 	size_t size = 0;
 	int bits, npct, i, k;
@@ -171,26 +206,41 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 	struct kstats_opt ho;
 	FILE *f;
 
-	/* Its figures, whole, as many as the width holds: never a cut number. */
+	/*
+	 * Its figures, whole, as many as the width holds on two lines (the
+	 * second indented): never a cut number.
+	 */
 	row_cells(o, r, 0, cell);
 	k = snprintf(buf, sizeof(buf), "%s%s:", r->shown, r->mark == '-' ? " (gone)" : "");
-	for (i = 0; i < npct + 4; i++) {
+	for (i = 0, wrapped = 0, start = k; i < npct + 4; i++) {
 		char field[TOP_CELL + 48], q[32];
 		int len;
 
 		if (i == 0)
-			len = snprintf(field, sizeof(field), " count %s", cell[0]);
+			len = snprintf(field, sizeof(field), "count %s", cell[0]);
 		else if (i <= npct)
-			len = snprintf(field, sizeof(field), ", p%s %s",
+			len = snprintf(field, sizeof(field), "p%s %s",
 				       pct_name(q, sizeof(q), pcts[i - 1]), cell[1 + i]);
 		else
-			len = snprintf(field, sizeof(field), ", %s %s",
+			len = snprintf(field, sizeof(field), "%s %s",
 				       i == npct + 1 ? "max<=" : i == npct + 2 ? "total" : "avg",
 				       cell[1 + i]);
-		if (k + len > cols || k + len >= (int)sizeof(buf))
-			break;
-		memcpy(buf + k, field, len + 1);
-		k += len;
+		/* ", " between two fields, " " after the name, "  " first on the second line. */
+		sep = k > start ? ", " : wrapped ? "  " : " ";
+		len += strlen(sep);
+		if (k + len > cols || k + len >= (int)sizeof(buf)) {
+			if (wrapped || screen_left() < 2)
+				break;
+			screen_line(buf, cols, NULL);
+			wrapped = 1;
+			k = 0;
+			start = 0;
+			len += 2 - strlen(sep);
+			sep = "  ";
+			if (len > cols)
+				break;
+		}
+		k += snprintf(buf + k, sizeof(buf) - k, "%s%s", sep, field);
 	}
 	screen_line(buf, cols, NULL);
 	if (!r->n) {
@@ -245,7 +295,8 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 		/* At the end, one line says those above; elsewhere one more, those below. */
 		if (first > nrows - (avail - 1))
 			first = nrows - (avail - 1);
-		if (first < 0)
+		/* From row 1, the line above would take row 0's place: 0. */
+		if (first < 2)
 			first = 0;
 		shown = avail - (first > 0) - (first + avail - (first > 0) < nrows);
 	}
@@ -259,14 +310,16 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 		else
 			*nl = '\0';
 		if (at == 0 && first > 0) {
-			snprintf(buf, sizeof(buf), "... %ld rows above: PgUp, Home", first);
+			snprintf(buf, sizeof(buf), "... %ld row%s above: PgUp, Home", first,
+				 first == 1 ? "" : "s");
 			screen_line(buf, cols, NULL);
 		}
 		if (at >= 0 && at < first)
 			continue;
 		/* Rows that do not fit: said on the last line, not left out unsaid. */
 		if (at >= last) {
-			snprintf(buf, sizeof(buf), "... %ld more rows: %s", nrows - last,
+			snprintf(buf, sizeof(buf), "... %ld more row%s: %s", nrows - last,
+				 nrows - last == 1 ? "" : "s",
 				 avail < 3 ? "a taller terminal shows them" : "PgDn, End");
 			screen_line(buf, cols, NULL);
 			break;
@@ -324,15 +377,12 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 			snprintf(buf, sizeof(buf), "filter (Enter apply, Esc cancel): %s_",
 				 scr->edit);
 		else if (scr->view)
-			snprintf(buf, sizeof(buf),
-				 "keys: Enter or Esc the table, PgUp/PgDn scroll, Up/Down another function, P pause, q quit");
+			keys_line(buf, sizeof(buf), cols, "", view_keys, NULL);
 		else if (t->missing)
 			snprintf(buf, sizeof(buf), "%s: %s; waiting for it", top_what(t, name),
 				 strerror(t->missing));
 		else
-			snprintf(buf, sizeof(buf),
-				 "%skeys: t total, p %s, c count, n name, m max, a avg, R reverse, / filter, Enter histogram, P pause, ? help, q quit",
-				 filter, pct_key_name(o));
+			keys_line(buf, sizeof(buf), cols, filter, table_keys, pct_key_name(o));
 		screen_line(buf, cols, NULL);
 	}
 	if (scr->help || (scr->view && scr->sel >= 0)) {
@@ -497,11 +547,24 @@ static void filter_key(struct top_screen *scr, int key)
 	}
 }
 
+/* PgUp, PgDn, Home, End: the cursor moved, or in the view its histogram scrolled. */
+static void page_key(struct top_screen *scr, int key)
+{
+	long big = LONG_MAX / 2, *move = scr->view ? &scr->vmove : &scr->move;
+	long page = scr->view ? scr->vpage : scr->page;
+
+	if (key == KEY_PGUP)
+		*move -= page;
+	else if (key == KEY_PGDN)
+		*move += page;
+	else
+		*move = key == KEY_HOME ? -big : big;
+}
+
 /* The keys of kstats top read: 1 to redraw, -1 to quit. */
 static int top_keys(struct kstats_opt *o, struct top_screen *scr, int *stdin_open)
 {
 	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
-	long big = LONG_MAX / 2;
 	char buf[256];
 	ssize_t n, m, i;
 	int ret = 0, k, key;
@@ -554,18 +617,11 @@ static int top_keys(struct kstats_opt *o, struct top_screen *scr, int *stdin_ope
 		case 'j':
 			scr->move++;
 			continue;
-		/* In the view, they scroll its histogram. */
 		case KEY_PGUP:
-			*(scr->view ? &scr->vmove : &scr->move) -= scr->view ? scr->vpage : scr->page;
-			continue;
 		case KEY_PGDN:
-			*(scr->view ? &scr->vmove : &scr->move) += scr->view ? scr->vpage : scr->page;
-			continue;
 		case KEY_HOME:
-			*(scr->view ? &scr->vmove : &scr->move) = -big;
-			continue;
 		case KEY_END:
-			*(scr->view ? &scr->vmove : &scr->move) = big;
+			page_key(scr, key);
 			continue;
 		case '/':
 			/* A new filter, typed from nothing, as less(1)'s /. */

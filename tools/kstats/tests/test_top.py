@@ -817,18 +817,30 @@ def test_top_browse():
         t.start(['top', '--dir', d, 'grp', '-i', '1000'])
         ok = t.until(lambda t: len(t.rows()) >= 1)
         head = t.frame()[0] if ok else ''
+        keys = t.frame()[1] if ok else ''
+        whole = ['q quit', '? help', 't total', 'p p99', 'c count', 'n name', 'm max', 'a avg',
+                 'R reverse', '/ filter', 'Enter histogram', 'P pause']
+        H.check('top at 50x8: the keys\' line says q and ? first, each key whole (%s)' % keys,
+                keys.startswith('keys: q quit, ? help, ') and
+                all(k in whole for k in keys[len('keys: '):].split(', ')), keys)
         n = len(t.out)
         t.send(b'\n')
         ok = ok and t.until(lambda t: any('more rows' in ln for ln in t.frame(n)))
         f = t.frame(n)
+        H.check('top at 50x8, the histogram: its keys\' line says q first, each key whole',
+                len(f) > 1 and f[1].startswith('keys: q quit, ') and
+                all(k in ('q quit', 'Esc the table', 'PgUp/PgDn scroll',
+                          'Up/Down another function', 'P pause')
+                    for k in f[1][len('keys: '):].split(', ')), f[:2])
         line = f[2] if len(f) > 2 else ''
         want = {'count': '50', 'p50': '10', 'p99': '10000000', 'max<=': '12582911',
                 'total': '50000610', 'avg': '1000012'}
-        pairs = re.findall(r'([a-z0-9<=]+) ([0-9]+)(?:,|$)', line.split(':', 1)[-1])
+        line2 = f[3] if len(f) > 3 and f[3].startswith('  ') else ''
+        pairs = re.findall(r'([a-z0-9<=]+) ([0-9]+)(?:,|$)', line.split(':', 1)[-1] + ', ' + line2)
         H.check('top at 50x8: the header ends with its bits; the histogram\'s figures whole '
-                '(%s), "... N more rows" last' % line,
-                re.search(r'bits 1$', head) and len(line) <= 50 and pairs and
-                all(want.get(k) == v for k, v in pairs) and
+                'on two lines (%s / %s), "... N more rows" last' % (line, line2),
+                re.search(r'bits 1$', head) and len(line) <= 50 and len(line2) <= 50 and
+                dict(pairs) == want and
                 re.match(r'\.\.\. \d+ more rows', f[-1]), (head, f))
         t.send(b'q')
         t.wait()
@@ -851,6 +863,24 @@ def test_top_browse():
 
     def said(t, n, what):
         return any(what in ln for ln in t.frame(n))
+    # A name as wide as the screen: its figures on the line below it.
+    long_name = 'a_function_with_a_name_of_fifty_characters_or_so_x'
+    gl = os.path.join(tempfile.mkdtemp(dir=H.TMP), 'grp')
+    gen.write_group(gl, {long_name: {0: [1000] * 7}}, BITS)
+    t = Pty(rows=10, cols=50)
+    try:
+        t.start(['top', '--dir', os.path.dirname(gl), 'grp', '-i', '1000'])
+        ok = t.until(lambda t: len(t.rows()) == 1)
+        done, n = t.press(b'\n', lambda t, n: said(t, n, 'range'))
+        f = t.frame(n)
+        H.check('top at 50 columns, the histogram of a function of a 51-character name: '
+                'its figures on the next line, whole',
+                ok and done and len(f) > 3 and f[2].startswith(long_name[:40]) and
+                f[3].startswith('  count 7, p50 ') and len(f[3]) <= 50, f[:5])
+        t.send(b'q')
+        t.wait()
+    finally:
+        t.close()
     t = Pty(rows=14, cols=100)
     try:
         t.start(['top', '--dir', os.path.dirname(g), 'grp', '-i', '1000'])
@@ -872,6 +902,20 @@ def test_top_browse():
                 on and contiguous and sum(c for _, _, c in seen) == 240 and
                 seen[0][0] <= min(spread) and seen[-1][1] >= max(spread), (pages, t.frame(n)))
         first = seen[:1]
+        # PgUp pages back to the first row: it was 1 row short of it.
+        ups = 0
+        while done and said(t, n, 'rows above') and ups < 30:
+            ups += 1
+            done, n = t.press(b'\x1b[5~', lambda t, n: t.frame(n))
+        ok = done and slots(t, n)[:1] == first and ups == len(pages) - 1
+        # PgDn then PgUp: the first page again.
+        done, n = t.press(b'\x1b[6~', lambda t, n: said(t, n, 'rows above'))
+        done, n = t.press(b'\x1b[5~', lambda t, n: t.frame(n)) if done else (False, n)
+        H.check('top: PgUp pages back to the histogram\'s first row (%d presses for %d '
+                'down; one for one)' % (ups, len(pages) - 1),
+                ok and done and slots(t, n)[:1] == first and not said(t, n, 'above'),
+                (ups, t.frame(n)))
+        done, n = t.press(b'\x1b[F', lambda t, n: said(t, n, 'rows above'))
         done, n = t.press(b'\x1b[H', lambda t, n: slots(t, n)[:1] == first)
         ok = done and not said(t, n, 'rows above')
         done, n = t.press(b'\x1b[F', lambda t, n: said(t, n, 'rows above'))
