@@ -331,12 +331,19 @@ static double change_pct(const struct cmp_stat *st)
 	return st->b > st->a ? INFINITY : st->b < st->a ? -INFINITY : 0;
 }
 
-/* A --fail-if rule that @name failed, on standard error. */
+/*
+ * A --fail-if rule that @name failed, on standard error; the interval
+ * rounded outwards, as the tables print it.
+ */
 static void say_failed(const struct kstats_fail_if *r, const char *name, double pct,
 		       double lo, double hi)
 {
-	kstats_warn("--fail-if %s: %s changed by %+.1f%% [%+.1f%%, %+.1f%%]", r->text, name,
-		    pct, lo, hi);
+	int dl, dh;
+
+	lo = outwards(lo, false, &dl);
+	hi = outwards(hi, true, &dh);
+	kstats_warn("--fail-if %s: %s changed by %+.1f%% [%+.*f%%, %+.*f%%]", r->text, name,
+		    pct, dl, lo, dh, hi);
 }
 
 /*
@@ -479,26 +486,25 @@ static int cmp_rows(const void *x, const void *y)
 }
 
 /*
- * One statistic in a column: A's value, then its change with the change's
- * interval, "1.20 ms +12.3% [+8.1, +16.0]", "~" if it holds 0.
+ * One statistic in a column: A's value into @val, and its change with the
+ * change's interval into @buf, "+12.3% [+8.1, +16.0]", "~" if it holds 0.
  */
-static const char *change_cell(const struct kstats_opt *o, char *buf, size_t n,
+static const char *change_cell(const struct kstats_opt *o, char *val, char *buf, size_t n,
 			       const struct cmp_stat *st)
 {
-	char v[64];
 	int dl, dh;
 	double lo, hi;
 
-	fmt_stat(o, v, sizeof(v), st->a, false);
+	fmt_stat(o, val, n, st->a, false);
 	if (st->few) {
-		snprintf(buf, n, "%s (few samples)", v);
+		snprintf(buf, n, "(few samples)");
 	} else if (!(st->a > 0)) {
 		char c[64], l[64], h[64];
 		double plo = o->human ? st->lo : floor(st->lo);
 		double phi = o->human ? st->hi : ceil(st->hi);
 
 		/* In absolute terms, as the text of a single comparison. */
-		snprintf(buf, n, "%s %s [%s, %s]%s (A is 0)", v,
+		snprintf(buf, n, "%s [%s, %s]%s (A is 0)",
 			 fmt_stat(o, c, sizeof(c), st->b - st->a, true),
 			 fmt_num(l, sizeof(l), st->lo, RND_DOWN, 0, ks_unit(o)),
 			 fmt_num(h, sizeof(h), st->hi, RND_UP, 0, ks_unit(o)),
@@ -508,9 +514,8 @@ static const char *change_cell(const struct kstats_opt *o, char *buf, size_t n,
 		hi = outwards(st->hi / st->a * 100, true, &dh);
 		int d = change_decimals(lo, hi) < 1 ? 0 : 1;
 
-		snprintf(buf, n, "%s %+.*f%% [%+.*f, %+.*f]%s", v, d,
-			 rounded(change_pct(st), d), dl, lo, dh, hi,
-			 lo <= 0 && hi >= 0 ? " ~" : "");
+		snprintf(buf, n, "%+.*f%% [%+.*f, %+.*f]%s", d, rounded(change_pct(st), d),
+			 dl, lo, dh, hi, lo <= 0 && hi >= 0 ? " ~" : "");
 	}
 	return buf;
 }
@@ -575,9 +580,9 @@ static void text_names(const char *group, char **names, size_t n)
 int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, const char *na,
 		   const char *nb)
 {
-	char **fa, **fb, *pa, *pb, q[32], cell[160], name[1024];
+	char **fa, **fb, *pa, *pb, q[32], cell[96], val[96], name[1024];
 	size_t n = 0, ka, kb, i, j, wn = 8;
-	int c, ret = 0, coarse = 0, w[1 + MAX_PCTS];
+	int c, k, ret = 0, coarse = 0, w[1 + MAX_PCTS], wv[1 + MAX_PCTS];
 	struct kstats_opt copy = *o0, *o = &copy;
 	struct cmp_row *rows;
 	struct ks_data a, b;
@@ -667,25 +672,34 @@ int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, 
 		json_names("only_b", fb, kb);
 		printf("}\n");
 	} else {
-		/* Each column as wide as its widest cell. */
+		/*
+		 * Each column as wide as its widest cell: A's values right
+		 * aligned, then the changes left aligned, each readable down
+		 * the column.
+		 */
 		for (i = 0; i < n; i++)
 			wn = strlen(shown(name, sizeof(name), rows[i].name)) > wn ?
 			     strlen(name) : wn;
 		for (c = 0; c <= o->npct; c++) {
-			w[c] = c ? 1 + strlen(pct_name(q, sizeof(q), o->pct[c - 1])) : 4;
+			wv[c] = 1;
+			w[c] = 1;
 			for (i = 0; i < n; i++) {
 				if (rows[i].empty)
 					continue;
-				change_cell(o, cell, sizeof(cell),
+				change_cell(o, val, cell, sizeof(cell),
 					    c ? &rows[i].res.pct[c - 1] : &rows[i].res.mean);
+				wv[c] = (int)strlen(val) > wv[c] ? (int)strlen(val) : wv[c];
 				w[c] = (int)strlen(cell) > w[c] ? (int)strlen(cell) : w[c];
 			}
+			k = c ? 1 + strlen(pct_name(q, sizeof(q), o->pct[c - 1])) : 4;
+			if (wv[c] + 1 + w[c] < k)
+				w[c] = k - wv[c] - 1;
 		}
-		printf("%-*s %8s %8s %-*s", (int)wn, "function", "count A", "count B", w[0],
-		       "mean");
+		printf("%-*s %8s %8s %-*s", (int)wn, "function", "count A", "count B",
+		       wv[0] + 1 + w[0], "mean");
 		for (c = 1; c <= o->npct; c++) {
 			snprintf(cell, sizeof(cell), "p%s", pct_name(q, sizeof(q), o->pct[c - 1]));
-			printf(" %-*s", w[c], cell);
+			printf(" %-*s", wv[c] + 1 + w[c], cell);
 		}
 		printf(" %8s\n", "ks p");
 		for (i = 0; i < n; i++) {
@@ -698,10 +712,11 @@ int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, 
 				       !r->sa.n ? "A" : "B");
 				continue;
 			}
-			printf(" %-*s", w[0], change_cell(o, cell, sizeof(cell), &r->mean));
-			for (c = 1; c <= o->npct; c++)
-				printf(" %-*s", w[c],
-				       change_cell(o, cell, sizeof(cell), &r->pct[c - 1]));
+			for (c = 0; c <= o->npct; c++) {
+				change_cell(o, val, cell, sizeof(cell),
+					    c ? &r->pct[c - 1] : &r->mean);
+				printf(" %*s %-*s", wv[c], val, w[c], cell);
+			}
 			printf(" %8.2g\n", r->p);
 		}
 		text_names(na, fa, ka);

@@ -730,6 +730,14 @@ def test_group_compare(rng):
         abs(float(row[0][3]) - want) <= want * 0.005 and row[0][5].startswith('+')
     check('--compare -u ms DIR_A DIR_B: each cell starts with A\'s value in ms (vfs_write\'s '
           'mean %.4g ms), then the change' % want, ok, out + err)
+    # The changes start in one column, the values end in one, down the table.
+    body = [l for l in out.splitlines() if l.split()[:1] in (['vfs_write'], ['vfs_read'],
+                                                             ['vfs_open'])]
+    starts = {tuple(m.start() for m in re.finditer(r' [-+]\d+(\.\d+)?% \[', l)) for l in body}
+    ends = {tuple(m.end() for m in re.finditer(r'\d ms(?= [-+])', l)) for l in body}
+    check('--compare DIR_A DIR_B: A\'s values right aligned, the changes left aligned, in '
+          'each column', len(body) == 3 and len(starts) == 1 and len(ends) == 1 and
+          len(next(iter(starts))) == 3, out)
     rc, out, err = run(['--compare', '--json', '-p', '99', da, db])
     try:
         fs = json.loads(out)['functions']
@@ -751,6 +759,14 @@ def test_group_compare(rng):
     rc, out, err = run(['--compare', '-p', '50,99', '--fail-if', 'p99>+5%',
                         '--fail-if', 'mean>+10%', da, db])
     named = re.findall(r'--fail-if (\S+): (\S+) changed', err)
+    # The interval said is the table's, rounded outwards as it is.
+    said = {k: v for k, v in re.findall(r'--fail-if (\w+)[<>]\S*: vfs_write changed by \S+ '
+                                        r'(\[[-+\d.]+%, [-+\d.]+%\])', err)}
+    row = next((l for l in out.splitlines() if l.startswith('vfs_write ')), '')
+    cells = re.findall(r'\[[-+\d.]+, [-+\d.]+\]', row)
+    check('--compare --fail-if: the interval said on stderr is the table\'s (%s)' % said,
+          len(cells) == 3 and said.get('mean', '').replace('%', '') == cells[0] and
+          said.get('p99', '').replace('%', '') == cells[2], (said, row))
     check('--compare DIRs --fail-if \'p99>+5%\' --fail-if \'mean>+10%\': exit 3, each '
           'rule naming the regressed function only',
           rc == 3 and sorted(named) == [('mean>+10%', 'vfs_write'), ('p99>+5%', 'vfs_write')],
