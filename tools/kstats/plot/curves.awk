@@ -321,7 +321,7 @@ function linear_cut(   k, i, r, cum, cut, beyond, each) {
 				"(--xrange MIN:MAX for them)\n", k, (n > 1 ? " of the inputs" : ""),
 				eng(cut * scale, u), each[k] > (dir "/notes")
 	TITLE = TITLE (TITLE == "" ? "" : TSEP) \
-		sprintf("'the axis ends at p99.9: %d samples beyond'", beyond)
+		sprintf("'the axis ends at p99.9, %d samples beyond'", beyond)
 	return cut
 }
 BEGIN {
@@ -357,15 +357,31 @@ BEGIN {
 	if (NL && RES != "")
 		TITLE = TITLE (TITLE == "" ? "" : TSEP) \
 			sprintf("'markers: slot means, the true value within %s%%'", res_pct(RES))
+	# On a narrow terminal, which drops a title line wider than it, a
+	# line per clause of a part: "markers: slot means," and "the true
+	# value within 6.3%".
+	if (rows && cols + 12 < 60)
+		gsub(/, /, ",'.\"\\n\".'", TITLE)
 	# On a terminal, whose lines the curves cross, a key of several
 	# curves goes below the graph: its lines (a row of entries each, as
 	# many as the width holds) and the gap above it are the graph's
 	# less. The y axis' label is a line of the title, left, as the
 	# terminal has no vertical text: a line less too.
+	# (An entry is its title, a short sample and a gap: keyw less the
+	# 10 columns of a sample, and 6 for them.) Where that would leave the
+	# graph fewer than 8 lines, the key stays in it, top left.
 	if (rows && NCURVES > 1) {
-		KEYOUT = "below width 2"
-		per = int((cols + 12) / (keyw + 2))
-		rows -= int((NCURVES + (per < 1 ? 1 : per) - 1) / (per < 1 ? 1 : per)) + 1
+		per = int((cols + 12) / (keyw - 4))
+		per = per < 1 ? 1 : per
+		nkey = int((NCURVES + per - 1) / per) + 1
+		if (rows - nkey - 1 - split(TITLE, tparts, "\\\\n") >= 8) {
+			KEYOUT = "below width 1 samplen 2"
+			rows -= nkey
+		} else if (rows - 1 - split(TITLE, tparts, "\\\\n") < NCURVES + 3) {
+			# Nor in it: the terminal is too small for them.
+			fail(1, sprintf("%d curves do not fit a terminal of %d lines: %s",
+					NCURVES, rows + 5, "a taller -s WxH, or fewer curves (--cpus, --top)"))
+		}
 	}
 	# In an image, a key of more than two curves (CPUs) right of the
 	# graph, which is as much narrower: in it, the markers' labels
@@ -394,13 +410,18 @@ BEGIN {
 		xmax = XMAX * 1.3
 		printf "set xrange [%.10g:%.10g]\n", exp(-0.03 * log(xmax)), xmax
 		TICKS = ""
+		# As many labels as the width holds (nlabels()): every
+		# other nine, or fewer, and 50% only with room.
+		for (nk = 0; 10 ^ nk <= xmax && nk < 30; nk++)
+			;
+		every = nk > nlabels() ? int((nk + nlabels() - 1) / nlabels()) : 1
 		for (k = 0; 10 ^ k <= xmax && k < 30; k++) {
 			if (k < 3)
 				label = sprintf("%d%%%%", 100 - 100 / 10 ^ k)
 			else
 				label = sprintf("%." (k - 2) "f%%%%", 100 - 100 / 10 ^ k)
-			tick(10 ^ k, label, 0)
-			if (k == 0 && 2 <= xmax)
+			tick(10 ^ k, k % every ? "" : label, k % every != 0)
+			if (k == 0 && 2 <= xmax && nlabels() >= 6)
 				tick(2, "50%%", 0)
 			for (m = 2; m < 10; m++)
 				if (m * 10 ^ k <= xmax && (k || m != 2))
@@ -436,6 +457,9 @@ BEGIN {
 		else
 			print "set yrange [0:*]"
 	}
+	# On a narrow terminal, "fraction per 1000 units of value".
+	if (rows && length(ylabel) > cols + 10)
+		sub(/fraction of samples/, "fraction", ylabel)
 	if (rows) {
 		print "unset ylabel"
 		printf "set label \"%s\" at screen 0, graph 1 offset 1, 1 left noenhanced\n", ylabel

@@ -818,10 +818,45 @@ def test_terminal_frame(rng):
         bottom = max((i for i, l in enumerate(lines) if re.match(r' *[0-9.]* *\+-{10,}', l)),
                      default=len(lines))
         below = '\n'.join(lines[bottom + 1:])
-        if rc or inside or not all(re.search(re.escape(n) + r' [^ ]{7}', below) for n in names):
+        if rc or inside or not all(re.search(re.escape(n) + r' [^ ]{5}', below) for n in names):
             bad.append((args, rc, err, inside, below))
     check('kstats-plot -s 100x30 --per-cpu, --cpus 0-5, two inputs: the key below the '
           'graph, each name and its line whole, none in the graph', not bad, bad)
+    # Where the key below would leave the graph fewer than 8 lines, it
+    # stays in the graph: its y ticks rise, the graph keeps its lines.
+    rc, out, err = plot(['-s', '40x15', '--per-cpu', '--cdf', wide])
+    check('kstats-plot -s 40x15 --per-cpu --cdf: 6 curves fit neither below the graph nor in '
+          'it -> exit 1, says so', rc == 1 and not out and
+          '6 curves do not fit a terminal of 15 lines' in err, (rc, out, err))
+    bad = []
+    for size in ('40x22', '40x30', '60x20'):
+        rc, out, err = plot(['-s', size, '--per-cpu', '--cdf', wide])
+        lines = out.splitlines()
+        borders = [i for i, l in enumerate(lines) if re.match(r' *[0-9.]* *\+-{10,}', l)]
+        yt = [float(m[1]) for l in lines[borders[0]:borders[-1] + 1] if borders
+              for m in [re.match(r' *([0-9.]+) [+|]', l)] if m]
+        if rc or len(borders) != 2 or borders[1] - borders[0] < 7 or yt != sorted(yt, reverse=True):
+            bad.append((size, rc, err, borders, yt))
+    check('kstats-plot -s 40x22 to 60x20 --per-cpu --cdf (6 curves): the graph 6 lines high '
+          'or more, its y ticks in order', not bad, bad)
+    # At 40 columns, the title a line per clause, none dropped; the y
+    # axis' label in a shorter form; the percentile axis labels apart.
+    rc, out, err = plot(['-s', '40x18', '--cpus', '0,2', '--linear', wide])
+    lines = [l.strip() for l in out.splitlines()]
+    rc2, out2, err2 = plot(['-s', '40x15', '--spectrum', wide, wide])
+    pl = out2.splitlines()
+    bottom = max((i for i, l in enumerate(pl) if re.match(r' *\+-{10,}', l)), default=0)
+    ticks = [t.strip() for t in pl[bottom + 1].split('  ') if t.strip()] if bottom else []
+    check('kstats-plot -s 40x18 --cpus 0,2 --linear: each clause of the title a whole line, '
+          'the y label shorter (%s); --spectrum at 40x15: its labels apart (%s)'
+          % ([l for l in lines if l.startswith('fraction')], ticks),
+          rc == 0 and rc2 == 0 and 'wide: 2 of its 6 CPUs,' in lines and
+          'named by --cpus' in lines and 'markers: slot means,' in lines and
+          (any(l.startswith('the axis ends at p99.9,') for l in lines) or
+           'samples beyond' not in err) and max(len(l) for l in out.splitlines()) <= 40 and
+          any(re.match(r'fraction per \d+ units of value$', l) for l in lines) and
+          len(ticks) >= 2 and all(re.match(r'^[\d.]+%$', t) for t in ticks),
+          (out, err, out2, err2))
     _, err, svg = svg_plot(['-s', '640x400', '--cpus', '0-5', '-p', '1,50', '--input-unit', 'ns',
                             wide], 'key6')
     keys = [(t, x, y) for t, x, y, _, _ in (svg.texts if svg.ok else [])
@@ -1172,7 +1207,7 @@ def test_plot_review(rng):
           len(notes) == 2 and all(f.endswith(('rv-b1', 'rv-b2')) for f, _ in notes), err)
     rc, out, err = plot(['--linear', '-s', '80x20', '--input-unit', 'ns', b1])
     check('kstats-plot --linear on 80x20: the title a line each part (the cut, the '
-          'markers)', rc == 0 and re.search(r'^ +the axis ends at p99.9: \d+ samples beyond',
+          'markers)', rc == 0 and re.search(r'^ +the axis ends at p99.9, \d+ samples beyond',
                                             out, re.M) and
           re.search(r'^ +markers: slot means', out, re.M), out)
     rc, _, err = plot(['-t', 'x11', a], env=dict(os.environ, DISPLAY=':97'))
