@@ -308,9 +308,7 @@ static int run_two(const struct kstats_opt *o, const struct kstats_cmd *k, char 
 			    "two metrics, not groups");
 	}
 	if (ga && !k->cmp)
-		usage_error("%s: %s", k->cmp ? "--compare" : "--diff",
-			    k->cmp ? "two groups (directories), or two metrics" :
-			    "two metrics, not groups");
+		usage_error("--diff: two metrics, not groups");
 	if (k->cmp && o->out == OUT_JSON && !ga)
 		usage_error("--compare --json: of two groups (directories) only");
 	if (ga) {

@@ -486,16 +486,17 @@ static int cmp_rows(const void *x, const void *y)
 }
 
 /*
- * One statistic in a column: A's value into @val, and its change with the
- * change's interval into @buf, "+12.3% [+8.1, +16.0]", "~" if it holds 0.
+ * One statistic in a column: A's value into @val (@vn bytes), and its
+ * change with the change's interval into @buf (@n bytes),
+ * "+12.3% [+8.1, +16.0]", "~" if it holds 0.
  */
-static const char *change_cell(const struct kstats_opt *o, char *val, char *buf, size_t n,
-			       const struct cmp_stat *st)
+static const char *change_cell(const struct kstats_opt *o, char *val, size_t vn, char *buf,
+			       size_t n, const struct cmp_stat *st)
 {
 	int dl, dh;
 	double lo, hi;
 
-	fmt_stat(o, val, n, st->a, false);
+	fmt_stat(o, val, vn, st->a, false);
 	if (st->few) {
 		snprintf(buf, n, "(few samples)");
 	} else if (!(st->a > 0)) {
@@ -686,7 +687,7 @@ int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, 
 			for (i = 0; i < n; i++) {
 				if (rows[i].empty)
 					continue;
-				change_cell(o, val, cell, sizeof(cell),
+				change_cell(o, val, sizeof(val), cell, sizeof(cell),
 					    c ? &rows[i].res.pct[c - 1] : &rows[i].res.mean);
 				wv[c] = (int)strlen(val) > wv[c] ? (int)strlen(val) : wv[c];
 				w[c] = (int)strlen(cell) > w[c] ? (int)strlen(cell) : w[c];
@@ -713,7 +714,7 @@ int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, 
 				continue;
 			}
 			for (c = 0; c <= o->npct; c++) {
-				change_cell(o, val, cell, sizeof(cell),
+				change_cell(o, val, sizeof(val), cell, sizeof(cell),
 					    c ? &r->pct[c - 1] : &r->mean);
 				printf(" %*s %-*s", wv[c], val, w[c], cell);
 			}

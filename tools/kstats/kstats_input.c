@@ -80,8 +80,10 @@ static void load_file(struct ks_data *d, FILE *f, const char *path, int bits)
 {
 	struct stat st;
 
-	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode))
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
 		not_a_dir(path);
+		die(1, "%s: %s", path, strerror(EISDIR));	/* standard input */
+	}
 	ks_data_init(d);
 	if (ks_read(d, f) || ks_finish(d, bits))
 		die(2, "%s: %s", path, d->err);

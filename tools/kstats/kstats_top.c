@@ -38,7 +38,7 @@ struct top_screen {
 	int view;		/* Enter: the histogram of the selected row */
 	long vfirst;		/* its first slot row shown: the view scrolled */
 	long vmove;		/* the view's scroll that keys asked for */
-	int vpage;		/* slot rows of the view on the screen */
+	int vdown, vup;		/* PgDn's and PgUp's scroll: the rows shown, a middle page */
 	long vsel;		/* the row whose histogram vfirst scrolls */
 	long sel;		/* the selected row, an index of t->rows; -1: none yet */
 	size_t pos;		/* its place in the rows shown */
@@ -196,7 +196,7 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 		      int cols)
 {
 	char cell[TOP_COLS][TOP_CELL], buf[1024], *text = NULL, *line, *nl;
-	long nrows = 0, fixed = 0, avail, shown, first, last, at;
+	long nrows = 0, fixed = 0, avail, shown, first, last, at, rest, move;
 	const char *sep;
 	int wrapped, start;
 	const struct ks_hist *h;
@@ -206,6 +206,9 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 	struct kstats_opt ho;
 	FILE *f;
 
+	/* A scroll asked for applies to this draw, or to none. */
+	move = scr->vmove;
+	scr->vmove = 0;
 	/*
 	 * Its figures, whole, as many as the width holds on two lines (the
 	 * second indented): never a cut number.
@@ -233,6 +236,7 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 				break;
 			screen_line(buf, cols, NULL);
 			wrapped = 1;
+			buf[0] = '\0';
 			k = 0;
 			start = 0;
 			len += 2 - strlen(sep);
@@ -242,7 +246,8 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 		}
 		k += snprintf(buf + k, sizeof(buf) - k, "%s%s", sep, field);
 	}
-	screen_line(buf, cols, NULL);
+	if (buf[0])
+		screen_line(buf, cols, NULL);
 	if (!r->n) {
 		if (screen_left() > 0)
 			screen_line("no samples in this interval", cols, NULL);
@@ -286,11 +291,10 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 		scr->vsel = scr->sel;
 		scr->vfirst = 0;
 	}
-	first = scr->vfirst + scr->vmove;
-	scr->vmove = 0;
+	first = scr->vfirst + move;
 	if (nrows <= avail || avail < 3) {
 		first = 0;
-		shown = avail < 0 ? 0 : nrows <= avail ? nrows : avail - 1;
+		shown = nrows <= avail ? nrows : avail > 1 ? avail - 1 : 0;
 	} else {
 		/* At the end, one line says those above; elsewhere one more, those below. */
 		if (first > nrows - (avail - 1))
@@ -301,7 +305,13 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 		shown = avail - (first > 0) - (first + avail - (first > 0) < nrows);
 	}
 	scr->vfirst = first;
-	scr->vpage = shown > 1 ? shown : 1;
+	/*
+	 * PgDn shows the row after the last shown; PgUp the page that ends
+	 * at the row before the first, a page of the middle (a line above
+	 * its rows, one below).
+	 */
+	scr->vdown = shown > 1 ? shown : 1;
+	scr->vup = avail > 3 ? avail - 2 : 1;
 	last = first + shown;
 	for (line = text, at = -fixed; *line && screen_left() > 0; line = nl + 1, at++) {
 		nl = strchr(line, '\n');
@@ -310,16 +320,19 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 		else
 			*nl = '\0';
 		if (at == 0 && first > 0) {
-			snprintf(buf, sizeof(buf), "... %ld row%s above: PgUp, Home", first,
-				 first == 1 ? "" : "s");
+			snprintf(buf, sizeof(buf), "... %ld rows above: PgUp, Home", first);
 			screen_line(buf, cols, NULL);
 		}
 		if (at >= 0 && at < first)
 			continue;
-		/* Rows that do not fit: said on the last line, not left out unsaid. */
-		if (at >= last) {
-			snprintf(buf, sizeof(buf), "... %ld more row%s: %s", nrows - last,
-				 nrows - last == 1 ? "" : "s",
+		/*
+		 * Rows that do not fit: said on the last line, not left out
+		 * unsaid, also where the legend fills the screen.
+		 */
+		rest = nrows - (at > first ? at : first);
+		if (at >= last || (screen_left() == 1 && rest > (at < 0 ? 0 : 1))) {
+			snprintf(buf, sizeof(buf), "... %ld more row%s: %s", rest,
+				 rest == 1 ? "" : "s",
 				 avail < 3 ? "a taller terminal shows them" : "PgDn, End");
 			screen_line(buf, cols, NULL);
 			break;
@@ -551,12 +564,11 @@ static void filter_key(struct top_screen *scr, int key)
 static void page_key(struct top_screen *scr, int key)
 {
 	long big = LONG_MAX / 2, *move = scr->view ? &scr->vmove : &scr->move;
-	long page = scr->view ? scr->vpage : scr->page;
 
 	if (key == KEY_PGUP)
-		*move -= page;
+		*move -= scr->view ? scr->vup : scr->page;
 	else if (key == KEY_PGDN)
-		*move += page;
+		*move += scr->view ? scr->vdown : scr->page;
 	else
 		*move = key == KEY_HOME ? -big : big;
 }
@@ -657,7 +669,8 @@ static const char top_help[] =
 "of the values) and avg (total / count). Keys on a terminal: t total,\n"
 "p p99 (the last percentile), c count, n name, m max<=, a avg (the sort),\n"
 "R the sort reversed, Up/Down/PgUp/PgDn/Home/End the cursor, Enter the\n"
-"histogram of its function, / a filter of the names, P pause, ? help,\n"
+"histogram of its function (PgUp/PgDn/Home/End scroll it, Up/Down another\n"
+"function's), / a filter of the names, P pause, ? help,\n"
 "q quit; + marks a function new since the read before, - one gone. Into\n"
 "a pipe: a table per interval. NAME\n"
 "is a path if it holds a '/' or, without --dir, names a file or directory\n"

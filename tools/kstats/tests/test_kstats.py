@@ -1318,6 +1318,13 @@ def test_misc(rng):
     check('a directory without _summary: exit 1, Is a directory, not a group\'s, once',
           rc == 1 and err.count('Is a directory, not a group\'s (it has no _summary)') == 1
           and err.count(TMP) == 1, err)
+    fd = os.open(TMP, os.O_RDONLY)
+    try:
+        p = subprocess.run([KSTATS, '-'], stdin=fd, capture_output=True, text=True)
+    finally:
+        os.close(fd)
+    check('a directory on standard input: exit 1, Is a directory',
+          p.returncode == 1 and p.stderr.strip() == 'kstats: -: Is a directory', p.stderr)
     rc, _, err = run(['--compare', TMP, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                      'corpus', 'two-slots')])
     check('--compare of a directory without _summary: exit 1, says why it is not a group',

@@ -838,10 +838,10 @@ def test_top_browse():
         line2 = f[3] if len(f) > 3 and f[3].startswith('  ') else ''
         pairs = re.findall(r'([a-z0-9<=]+) ([0-9]+)(?:,|$)', line.split(':', 1)[-1] + ', ' + line2)
         H.check('top at 50x8: the header ends with its bits; the histogram\'s figures whole '
-                'on two lines (%s / %s), "... N more rows" last' % (line, line2),
+                'on two lines (%s / %s), "... 3 more rows" (all of its 3) last' % (line, line2),
                 re.search(r'bits 1$', head) and len(line) <= 50 and len(line2) <= 50 and
                 dict(pairs) == want and
-                re.match(r'\.\.\. \d+ more rows', f[-1]), (head, f))
+                f[-1] == '... 3 more rows: a taller terminal shows them', (head, f))
         t.send(b'q')
         t.wait()
     finally:
@@ -902,12 +902,15 @@ def test_top_browse():
                 on and contiguous and sum(c for _, _, c in seen) == 240 and
                 seen[0][0] <= min(spread) and seen[-1][1] >= max(spread), (pages, t.frame(n)))
         first = seen[:1]
-        # PgUp pages back to the first row: it was 1 row short of it.
-        ups = 0
+        # PgUp pages back to the first row, each page ending where the
+        # one below it starts, or after (no row skipped going up either).
+        ups, up = 0, [pages[-1]]
         while done and said(t, n, 'rows above') and ups < 30:
             ups += 1
             done, n = t.press(b'\x1b[5~', lambda t, n: t.frame(n))
-        ok = done and slots(t, n)[:1] == first and ups == len(pages) - 1
+            up.append(slots(t, n))
+        touch = all(a and b and b[0][0] < a[0][0] <= b[-1][1] + 1 for a, b in zip(up, up[1:]))
+        ok = done and slots(t, n)[:1] == first and ups == len(pages) - 1 and touch
         # PgDn then PgUp: the first page again.
         done, n = t.press(b'\x1b[6~', lambda t, n: said(t, n, 'rows above'))
         done, n = t.press(b'\x1b[5~', lambda t, n: t.frame(n)) if done else (False, n)
