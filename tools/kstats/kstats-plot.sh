@@ -136,7 +136,9 @@ case $size in
 		range="200 to 10000 pixels wide, 150 to 10000 high"
 		[ $w -ge 200 ] && [ $w -le 10000 ] && [ $h -ge 150 ] && [ $h -le 10000 ] ||
 			bad_usage "-s: '$size' is out of range: $range"
-	fi ;;
+	fi
+	# Without leading zeros, which $(( )) would read as octal (080).
+	size=$w,$h ;;
 *) bad_usage "-s: '$size' is not WxH" ;;
 esac
 case $unit in
@@ -464,7 +466,7 @@ if [ $heatmap = 1 ]; then
 	[ "$1" != - ] || name1="standard input"
 	# plot/heat.awk: a box per interval and slot.
 	sh "$KP_LIB/read.sh" 1 | awk -F, -v dir="$tmp" -v scale=$scale -v u="$bunit" \
-		-v disp="$KP_DISP" -v maxtick="$maxtick" \
+		-v disp="$KP_DISP" \
 		-v umin="$xmin" -v umax="$xmax" -f "$KP_LIB/ticks.awk" -f "$KP_LIB/heat.awk" \
 		> "$tmp/heat" ||
 		input_error "$name1" "no intervals (kstats --interval SECS --csv NAME writes them)"

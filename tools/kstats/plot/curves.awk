@@ -5,7 +5,8 @@
 # block per curve (gnuplot's index), and prints $KP_TMP/frame.gp: the
 # ranges, ticks, percentile markers and the plot command, numbers and fixed
 # text only; the titles are gnuplot's NAME1 and NAME2. An input that has no
-# samples or CPU lines is said in $KP_TMP/awkerr: K, then what is wrong.
+# samples or CPU lines is said in $KP_TMP/awkerr: K, then what is wrong
+# (K 0: the plot's, no input's).
 # Run by plot/prep.sh after plot/ticks.awk, with the variables it gives.
 function fail(k, msg) {
 	printf "%d %s\n", k, msg > (dir "/awkerr")
@@ -158,10 +159,10 @@ function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t, nc, na
 		TITLE = TITLE (TITLE == "" ? "" : TSEP) \
 			sprintf("NAME%d.': %d of its %d CPUs, named by --cpus'", k, n, ncpu)
 	} else if (ncpu > top) {
-		printf "%d the %d of its %d CPUs with the slowest p99\n", k, top, ncpu \
+		printf "%d the %d of its %d CPUs, those with the slowest p99\n", k, top, ncpu \
 			> (dir "/notes")
 		TITLE = TITLE (TITLE == "" ? "" : TSEP) \
-			sprintf("NAME%d.': the %d of its %d CPUs with the slowest p99'",
+			sprintf("NAME%d.': the %d of its %d CPUs, those with the slowest p99'",
 				k, top, ncpu)
 	}
 	split("", PC)
@@ -209,19 +210,28 @@ function markers(k,   np, q, i, j, r, cum, x, colour, ly, ytop) {
 		if (x > 0)
 			RES = max(RES, 100 * max(x - LO[k, i], HI[k, i] + 1 - x) / x)
 		# On the CDF, up to the curve's height there (the fraction
-		# q), clear of the key above.
-		# On a terminal, a line below the border at most (a line more
-		# would be drawn above it).
-		ytop = q[j] / 100
-		if (rows && ytop > 1 - 1 / rows)
-			ytop = 1 - 1 / rows
-		ytop = view == "cdf" ? sprintf("first %.10g", ytop) : "graph 0.99"
-		MARK = MARK sprintf("set arrow from %.10g, graph 0 to %.10g, %s %s\n", x, x,
-				    ytop, "nohead dt 2 " colour)
+		# q), clear of the key above (its end set once the graph's
+		# lines are known: see arrows()).
+		NA++
+		AX[NA] = x
+		AQ[NA] = view == "cdf" ? q[j] / 100 : -1
+		AC[NA] = colour
 		NL++
 		LX[NL] = x
 		LT[NL] = sprintf("p%g", q[j])
 		LC[NL] = percpu ? "rgb '#505050'" : "lt " k
+	}
+}
+# The markers' lines, up to the CDF at their percentile; on a terminal, a
+# line below the border at most (rows, the graph's lines: a line more
+# would be drawn above it).
+function arrows(   i, y) {
+	for (i = 1; i <= NA; i++) {
+		y = AQ[i]
+		if (y >= 0 && rows && y > 1 - 1 / rows)
+			y = 1 - 1 / rows
+		printf "set arrow from %.10g, graph 0 to %.10g, %s nohead dt 2 %s\n", AX[i],
+			AX[i], (y >= 0 ? sprintf("first %.10g", y) : "graph 0.99"), AC[i]
 	}
 }
 # A resolution in %, to 2 significant digits, rounded up: it holds.
@@ -371,16 +381,18 @@ BEGIN {
 	# 10 columns of a sample, and 6 for them.) Where that would leave the
 	# graph fewer than 8 lines, the key stays in it, top left.
 	if (rows && NCURVES > 1) {
-		per = int((cols + 12) / (keyw - 4))
+		per = int((cols + 4) / (keyw - 4))
 		per = per < 1 ? 1 : per
 		nkey = int((NCURVES + per - 1) / per) + 1
 		if (rows - nkey - 1 - split(TITLE, tparts, "\\\\n") >= 8) {
-			KEYOUT = "below width 1 samplen 2"
+			KEYOUT = "below width 1 samplen 2 maxrows " (nkey - 1)
 			rows -= nkey
 		} else if (rows - 1 - split(TITLE, tparts, "\\\\n") < NCURVES + 3) {
-			# Nor in it: the terminal is too small for them.
-			fail(1, sprintf("%d curves do not fit a terminal of %d lines: %s",
-					NCURVES, rows + 5, "a taller -s WxH, or fewer curves (--cpus, --top)"))
+			# Nor in it (its lines from the second of the graph, the
+			# borders aside): the terminal is too small for them.
+			hint = percpu ? ", or fewer CPUs (--cpus, --top)" : ""
+			fail(0, sprintf("%d curves do not fit a terminal of %d lines: %s%s",
+					NCURVES, rows + 5, "a taller -s WxH", hint))
 		}
 	}
 	# In an image, a key of more than two curves (CPUs) right of the
@@ -410,18 +422,18 @@ BEGIN {
 		xmax = XMAX * 1.3
 		printf "set xrange [%.10g:%.10g]\n", exp(-0.03 * log(xmax)), xmax
 		TICKS = ""
-		# As many labels as the width holds (nlabels()): every
+		# As many labels as the width holds (nlabels("x")): every
 		# other nine, or fewer, and 50% only with room.
 		for (nk = 0; 10 ^ nk <= xmax && nk < 30; nk++)
 			;
-		every = nk > nlabels() ? int((nk + nlabels() - 1) / nlabels()) : 1
+		every = nk > nlabels("x") ? int((nk + nlabels("x") - 1) / nlabels("x")) : 1
 		for (k = 0; 10 ^ k <= xmax && k < 30; k++) {
 			if (k < 3)
 				label = sprintf("%d%%%%", 100 - 100 / 10 ^ k)
 			else
 				label = sprintf("%." (k - 2) "f%%%%", 100 - 100 / 10 ^ k)
 			tick(10 ^ k, k % every ? "" : label, k % every != 0)
-			if (k == 0 && 2 <= xmax && nlabels() >= 6)
+			if (k == 0 && 2 <= xmax && nlabels("x") >= 6)
 				tick(2, "50%%", 0)
 			for (m = 2; m < 10; m++)
 				if (m * 10 ^ k <= xmax && (k || m != 2))
@@ -432,6 +444,7 @@ BEGIN {
 		print axis_range("x", VMIN, VMAX, logv, umin, umax)
 		print axis_ticks("x", RLO, RHI, logv, scale, u)
 		place_labels()
+		arrows()
 		printf "%s", MARK
 		# The linear density per 10^k units of value, k such that its
 		# top reads 0.1 to 1 (not 5e-05 beside 0.0001): per 1 us.

@@ -4,8 +4,13 @@
 # (curves.awk). Prints kstats' message on a malformed input, naming the
 # input; exits 1 then. Its settings are kstats-plot.sh's KP_ variables.
 # An error about input $1: its name, then the message.
+# error K MSG: MSG of input K (0: of the plot, no input's).
 error() {
-	{ printf 'kstats-plot: '; cat "$KP_TMP/name$1"; printf ': %s\n' "$2"; } >&2
+	if [ "$1" = 0 ]; then
+		printf 'kstats-plot: %s\n' "$2" >&2
+	else
+		{ printf 'kstats-plot: '; cat "$KP_TMP/name$1"; printf ': %s\n' "$2"; } >&2
+	fi
 	exit 1
 }
 k=1

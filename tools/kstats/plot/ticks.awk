@@ -47,15 +47,17 @@ function tick(pos, label, minor) {
 	TICKS = TICKS (TICKS == "" ? "" : ", ") \
 		(minor ? sprintf("\"\" %.10g 1", pos) : sprintf("\"%s\" %.10g", label, pos))
 }
-# The labelled ticks an axis has room for: maxtick (a terminal's width
-# over that of a label and its gap), or 10.
-function nlabels() {
-	return maxtick != "" && maxtick + 0 < 10 ? (maxtick + 0 < 2 ? 2 : maxtick + 0) : 10
+# The labelled ticks an axis has room for: on x, maxtick (a terminal's
+# width over that of a label and its gap), or 10.
+function nlabels(axis) {
+	if (axis != "x" || maxtick == "" || maxtick + 0 >= 10)
+		return 10
+	return maxtick + 0 < 2 ? 2 : maxtick + 0
 }
 # Nice linear ticks between lo and hi (base unit): steps of 1, 2 or 5
 # times a power of ten, about 6 of them (fewer where they have no room).
-function lin_ticks(lo, hi, scale, u,   raw, p, m, step, i, t, n) {
-	raw = (hi - lo) / (nlabels() > 6 ? 6 : nlabels() - 1)
+function lin_ticks(axis, lo, hi, scale, u,   raw, p, m, step, i, t, n) {
+	raw = (hi - lo) / (nlabels(axis) > 6 ? 6 : nlabels(axis) - 1)
 	if (raw <= 0)
 		raw = hi > 0 ? hi / 6 : 1
 	p = 10 ^ floor(log10(raw))
@@ -70,7 +72,7 @@ function lin_ticks(lo, hi, scale, u,   raw, p, m, step, i, t, n) {
 # The ticks of an axis from lo to hi (in the values' unit, scale to the
 # base unit): powers of ten on a logarithmic axis that spans two or more
 # (with 2 and 5 times them when it spans two only and they have room),
-# linear ones otherwise; at most nlabels() labelled.
+# linear ones otherwise; at most nlabels(axis) labelled.
 function axis_ticks(axis, lo, hi, islog, scale, u,   blo, bhi, k0, k1, k, every, m, t, nl) {
 	TICKS = ""
 	TLEN = 0
@@ -80,7 +82,7 @@ function axis_ticks(axis, lo, hi, islog, scale, u,   blo, bhi, k0, k1, k, every,
 		k0 = ceil(log10(blo) - 1e-9)
 		k1 = floor(log10(bhi) + 1e-9)
 	}
-	nl = nlabels()
+	nl = nlabels(axis)
 	if (islog && blo > 0 && k1 - k0 >= 1) {
 		every = k1 - k0 + 1 > nl ? ceil((k1 - k0 + 1) / nl) : 1
 		for (k = k0 - 1; k <= k1 && k <= k0 + 400; k++)
@@ -96,7 +98,7 @@ function axis_ticks(axis, lo, hi, islog, scale, u,   blo, bhi, k0, k1, k, every,
 					tick(t / scale, "", 1)
 			}
 	} else
-		lin_ticks(blo, bhi, scale, u)
+		lin_ticks(axis, blo, bhi, scale, u)
 	return "set " axis "tics (" TICKS ")"
 }
 # The range of a value axis, lo to hi with a margin, as the options ask.

@@ -825,20 +825,42 @@ def test_terminal_frame(rng):
     # Where the key below would leave the graph fewer than 8 lines, it
     # stays in the graph: its y ticks rise, the graph keeps its lines.
     rc, out, err = plot(['-s', '40x15', '--per-cpu', '--cdf', wide])
+    rc4, out4, _ = plot(['-s', '40x40', '--spectrum', '--input-unit', 'ns', wide])
+    yl = re.findall(r'^ *([0-9.]+ [num]?s) [+|]', out4, re.M)
+    check('kstats-plot -s 40x40 --spectrum: the value axis (y) labelled as a tall '
+          'terminal allows, not as its width (%s)' % yl, rc4 == 0 and len(yl) >= 5, out4)
+    rc3, out3, err3 = plot(['-s', '080x024', wide])
+    lines3 = out3.replace('\f', '').rstrip('\n').split('\n')
+    check('kstats-plot -s 080x024: 80x24 (not octal)', rc3 == 0 and len(lines3) == 24 and
+          max(len(l) for l in lines3) == 80, (rc3, err3))
+    rc2, out2, err2 = plot(['-s', '40x12', wide, wide])
     check('kstats-plot -s 40x15 --per-cpu --cdf: 6 curves fit neither below the graph nor in '
-          'it -> exit 1, says so', rc == 1 and not out and
-          '6 curves do not fit a terminal of 15 lines' in err, (rc, out, err))
-    bad = []
-    for size in ('40x22', '40x30', '60x20'):
-        rc, out, err = plot(['-s', size, '--per-cpu', '--cdf', wide])
-        lines = out.splitlines()
-        borders = [i for i, l in enumerate(lines) if re.match(r' *[0-9.]* *\+-{10,}', l)]
-        yt = [float(m[1]) for l in lines[borders[0]:borders[-1] + 1] if borders
-              for m in [re.match(r' *([0-9.]+) [+|]', l)] if m]
-        if rc or len(borders) != 2 or borders[1] - borders[0] < 7 or yt != sorted(yt, reverse=True):
-            bad.append((size, rc, err, borders, yt))
-    check('kstats-plot -s 40x22 to 60x20 --per-cpu --cdf (6 curves): the graph 6 lines high '
-          'or more, its y ticks in order', not bad, bad)
+          'it -> exit 1, says so; -s 40x12 of two inputs, the same, no input blamed',
+          rc == 1 and not out and err == 'kstats-plot: 6 curves do not fit a terminal of 15 '
+          'lines: a taller -s WxH, or fewer CPUs (--cpus, --top)\n' and rc2 == 1 and
+          err2 == 'kstats-plot: 2 curves do not fit a terminal of 12 lines: a taller -s WxH\n',
+          (rc, out, err, rc2, err2))
+    bad, refused = [], []
+    wide7 = os.path.join(TMP, 'wide.tx')
+    shutil.copy(wide, wide7)
+    for size in ('40x20', '40x22', '40x30', '60x20'):
+        for path in (wide, wide7):
+            rc, out, err = plot(['-s', size, '--per-cpu', '--cdf', path])
+            lines = out.splitlines()
+            borders = [i for i, l in enumerate(lines) if re.match(r' *[0-9.]* *\+-{10,}', l)]
+            yt = [float(m[1]) for l in lines[borders[0]:borders[-1] + 1] if borders
+                  for m in [re.match(r' *([0-9.]+) [+|]', l)] if m]
+            if rc == 1 and 'do not fit a terminal' in err:
+                refused.append((size, os.path.basename(path)))
+                continue
+            if rc or len(borders) != 2 or borders[1] - borders[0] < 7 or \
+                    yt != sorted(yt, reverse=True) or \
+                    lines[borders[0] - 1].strip() != 'cumulative fraction':
+                bad.append((size, os.path.basename(path), rc, err, borders, yt,
+                            lines[borders[0] - 1] if borders else None))
+    check('kstats-plot -s 40x20 to 60x20 --per-cpu --cdf (6 curves, names of 4 and 7): the '
+          'graph 6 lines high or more, its y ticks in order, no marker line above it (or '
+          'the size refused: %s)' % refused, not bad and len(refused) <= 2, bad)
     # At 40 columns, the title a line per clause, none dropped; the y
     # axis' label in a shorter form; the percentile axis labels apart.
     rc, out, err = plot(['-s', '40x18', '--cpus', '0,2', '--linear', wide])
@@ -1140,17 +1162,15 @@ def test_live_interrupt(rng):
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         gp, deadline = None, time.time() + HANG
         while gp is None and time.time() < deadline and p.poll() is None:
-            try:
-                with open('/proc/%d/task/%d/children' % (p.pid, p.pid)) as f:
-                    kids = [int(k) for k in f.read().split()]
-            except OSError:
-                kids = []
-            for k in kids:
+            # The shell's child gnuplot, from /proc/*/stat (comm, ppid).
+            for k in (int(d) for d in os.listdir('/proc') if d.isdigit()):
                 try:
-                    with open('/proc/%d/comm' % k) as f:
-                        gp = k if f.read().strip() == 'gnuplot' else gp
+                    with open('/proc/%d/stat' % k) as f:
+                        comm, rest = f.read().rsplit(')', 1)
                 except OSError:
-                    pass
+                    continue
+                if comm.endswith('(gnuplot') and int(rest.split()[1]) == p.pid:
+                    gp = k
             time.sleep(0.05)
         if gp is None:
             p.kill()
@@ -1358,7 +1378,7 @@ def test_per_cpu(rng):
                            ['cpus3 CPU %d' % c for c in (0, 4, 9)])
         else:
             want_titles = ['%s CPU %d' % (os.path.basename(args[-1]), c) for c in want]
-        said = 'the %d of its 20 CPUs with the slowest p99' % note if note else None
+        said = 'the %d of its 20 CPUs, those with the slowest p99' % note if note else None
         check('kstats-plot %s: kstats run %d time(s), gnuplot once; the curves %s'
               % (' '.join(os.path.basename(a) for a in args), kruns,
                  'of the %d CPUs with the slowest p99, said in the title and on '
@@ -1380,7 +1400,8 @@ def test_per_cpu(rng):
     check('kstats-plot --per-cpu --top 4: a CPU 4 times slower with a tenth of the samples '
           'is among them, and the rule is said',
           rc == 0 and s.ok and 'slowcpu CPU 5' in s.curves and len(s.curves) == 4 and
-          'the 4 of its 16 CPUs with the slowest p99' in err, (rc, err, list(s.curves) if s.ok else None))
+          'the 4 of its 16 CPUs, those with the slowest p99' in err,
+          (rc, err, list(s.curves) if s.ok else None))
     for top in ('0', 'x', '-1', '1;system("touch X")'):
         rc, _, err = plot(['--per-cpu', '--top', top, path], cwd=TMP)
         check('kstats-plot --top %s -> exit 1, not a number of CPUs' % top,
