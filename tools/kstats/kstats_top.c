@@ -31,18 +31,33 @@ static double mono_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Keys that are escape sequences, past a char's values. */
+enum {
+	KEY_ESC = 256, KEY_UP, KEY_DOWN, KEY_PGUP, KEY_PGDN, KEY_HOME, KEY_END, KEY_LEFT,
+	KEY_OTHER
+};
+
 /* What the keys of kstats top change besides the sort. */
 struct top_screen {
 	int paused;		/* P: no reads until P again */
 	int help;		/* ?: the keys' help instead of the table */
+	long hfirst;		/* its first line shown: the help scrolled */
+	long havail;		/* the lines that its last draw had */
 	int view;		/* Enter: the histogram of the selected row */
 	long vfirst;		/* its first slot row shown: the view scrolled */
-	long vmove;		/* the view's scroll that keys asked for */
-	int vdown, vup;		/* PgDn's and PgUp's scroll: the rows shown, a middle page */
+	/*
+	 * The scroll that keys asked for since the last draw, in their order:
+	 * Home (-1) or End (1) first, then pages down (less up), each page
+	 * as long as the screen shows from where the one before ended.
+	 */
+	int vjump;
+	long vpages;
 	long vsel;		/* the row whose histogram vfirst scrolls */
+	char vrange[64];	/* the range of the slot row at vfirst: kept there */
 	long sel;		/* the selected row, an index of t->rows; -1: none yet */
 	size_t pos;		/* its place in the rows shown */
 	size_t first;		/* the first row shown: the table scrolled */
+	int jump;		/* Home (-1) or End (1) asked for, before move */
 	long move;		/* the cursor's move that keys asked for */
 	int page;		/* rows of the table on the screen */
 	/* /: the rows whose names hold the filter (or match it, a glob). */
@@ -53,7 +68,7 @@ struct top_screen {
 
 /* The help that ? shows, a line each. */
 static const char * const top_keys_help[] = {
-	"Keys of kstats top (? again, or any other key, for the table):",
+	"Keys of kstats top (Up, Down, PgUp, PgDn scroll; any other key: the table):",
 	"  t  sort by total (the time spent)     c  sort by count",
 	"  p  sort by the last percentile        n  sort by name",
 	"  m  sort by max<=                      a  sort by avg",
@@ -131,6 +146,9 @@ static void top_cursor(struct top_screen *scr, struct top *t, struct row **v, si
 		if (v[i] == &t->rows[scr->sel])
 			break;
 	p = i < n && scr->sel >= 0 ? (long)i : (long)scr->pos;
+	if (scr->jump)
+		p = scr->jump < 0 ? 0 : (long)n - 1;
+	scr->jump = 0;
 	if (scr->move > (long)n || scr->move < -(long)n)
 		scr->move = scr->move > 0 ? (long)n : -(long)n;
 	p += scr->move;
@@ -188,6 +206,53 @@ static void draw_header(const struct kstats_opt *o, const struct top_screen *scr
 }
 
 /*
+ * The first row of a page of the view, @*first, within @nrows slot rows
+ * of which @avail lines hold a page: its rows and lines saying those
+ * above and below. Returns the rows it shows.
+ */
+static long view_page(long *first, long nrows, long avail)
+{
+	if (nrows <= avail || avail < 3) {
+		*first = 0;
+		return nrows <= avail ? nrows : avail > 1 ? avail - 1 : 0;
+	}
+	/* At the end, one line says those above; elsewhere one more, those below. */
+	if (*first > nrows - (avail - 1))
+		*first = nrows - (avail - 1);
+	/* From row 1, the line above would take row 0's place: 0. */
+	if (*first < 2)
+		*first = 0;
+	return avail - (*first > 0) - (*first + avail - (*first > 0) < nrows);
+}
+
+/* The range that starts a slot row of the view's histogram: its length. */
+static size_t range_len(const char *line)
+{
+	const char *end = strchr(line, ']');
+
+	return end ? end + 1 - line : 0;
+}
+
+/* Whether slot row @line starts with @range: 0 if so, as strcmp. */
+static int range_cmp(const char *line, const char *range)
+{
+	size_t n;
+
+	line += strspn(line, " ");
+	n = range_len(line);
+	return !n || !range[0] || strlen(range) != n || strncmp(line, range, n);
+}
+
+static void range_copy(char *range, size_t size, const char *line)
+{
+	size_t n;
+
+	line += strspn(line, " ");
+	n = range_len(line);
+	snprintf(range, size, "%.*s", n < size ? (int)n : 0, line);
+}
+
+/*
  * Enter: the histogram of the selected row, its interval's samples; its
  * slot rows scrolled to @scr->vfirst where they do not all fit, the rows
  * above and below said.
@@ -196,7 +261,8 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 		      int cols)
 {
 	char cell[TOP_COLS][TOP_CELL], buf[1024], *text = NULL, *line, *nl;
-	long nrows = 0, fixed = 0, avail, shown, first, last, at, rest, move;
+	long nrows = 0, fixed = 0, avail, shown, first, last, at, rest, pages, found = -1;
+	int jump;
 	const char *sep;
 	int wrapped, start;
 	const struct ks_hist *h;
@@ -207,8 +273,10 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 	FILE *f;
 
 	/* A scroll asked for applies to this draw, or to none. */
-	move = scr->vmove;
-	scr->vmove = 0;
+	jump = scr->vjump;
+	pages = scr->vpages;
+	scr->vjump = 0;
+	scr->vpages = 0;
 	/*
 	 * Its figures, whole, as many as the width holds on two lines (the
 	 * second indented): never a cut number.
@@ -232,7 +300,8 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 		sep = k > start ? ", " : wrapped ? "  " : " ";
 		len += strlen(sep);
 		if (k + len > cols || k + len >= (int)sizeof(buf)) {
-			if (wrapped || screen_left() < 2)
+			/* A line kept for the histogram's rows, or to say them. */
+			if (wrapped || screen_left() < (r->n ? 3 : 2))
 				break;
 			screen_line(buf, cols, NULL);
 			wrapped = 1;
@@ -257,6 +326,12 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 	ho = *o;
 	ho.npct = npct;
 	memcpy(ho.pct, pcts, npct * sizeof(*pcts));
+	/* Another function's histogram: from its start. */
+	if (scr->vsel != scr->sel) {
+		scr->vsel = scr->sel;
+		scr->vfirst = 0;
+		scr->vrange[0] = '\0';
+	}
 	h = row_hist(r, &bits);
 	f = open_memstream(&text, &size);
 	if (!f)
@@ -264,11 +339,16 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 	hist_write(f, &ho, h, bits, cols, 1);
 	if (fclose(f))
 		kstats_die(1, "out of memory");
-	/* The legend and the heads (up to "range"), then a line per slot row. */
+	/*
+	 * The legend and the heads (up to "range"), then a line per slot row;
+	 * the one of the range at vfirst before, where slots came or went.
+	 */
 	for (line = text; *line; line = nl + 1) {
 		nl = strchr(line, '\n');
 		if (!nl)
 			break;
+		if (fixed && found < 0 && !range_cmp(line, scr->vrange))
+			found = nrows - (fixed - 1);
 		if (fixed)
 			nrows++;
 		else if (!strncmp(line + strspn(line, " "), "range ", 6))
@@ -287,31 +367,22 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 	 * them saying those scrolled past, one below saying those left.
 	 */
 	avail = screen_left() - fixed;
-	if (scr->vsel != scr->sel) {
-		scr->vsel = scr->sel;
-		scr->vfirst = 0;
-	}
-	first = scr->vfirst + move;
-	if (nrows <= avail || avail < 3) {
-		first = 0;
-		shown = nrows <= avail ? nrows : avail > 1 ? avail - 1 : 0;
-	} else {
-		/* At the end, one line says those above; elsewhere one more, those below. */
-		if (first > nrows - (avail - 1))
-			first = nrows - (avail - 1);
-		/* From row 1, the line above would take row 0's place: 0. */
-		if (first < 2)
-			first = 0;
-		shown = avail - (first > 0) - (first + avail - (first > 0) < nrows);
+	if (found >= 0)
+		scr->vfirst = found;
+	first = jump < 0 ? 0 : jump > 0 ? nrows : scr->vfirst;
+	shown = view_page(&first, nrows, avail);
+	/*
+	 * A page at a time: PgDn shows the row after the last shown; PgUp
+	 * the page that ends at the row before the first, a page of the
+	 * middle (a line above its rows, one below).
+	 */
+	for (; pages; pages += pages < 0 ? 1 : -1) {
+		if ((pages > 0 && first + shown >= nrows) || (pages < 0 && !first))
+			break;
+		first += pages > 0 ? shown : -(avail - 2);
+		shown = view_page(&first, nrows, avail);
 	}
 	scr->vfirst = first;
-	/*
-	 * PgDn shows the row after the last shown; PgUp the page that ends
-	 * at the row before the first, a page of the middle (a line above
-	 * its rows, one below).
-	 */
-	scr->vdown = shown > 1 ? shown : 1;
-	scr->vup = avail > 3 ? avail - 2 : 1;
 	last = first + shown;
 	for (line = text, at = -fixed; *line && screen_left() > 0; line = nl + 1, at++) {
 		nl = strchr(line, '\n');
@@ -325,6 +396,8 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 		}
 		if (at >= 0 && at < first)
 			continue;
+		if (at == first)
+			range_copy(scr->vrange, sizeof(scr->vrange), line);
 		/*
 		 * Rows that do not fit: said on the last line, not left out
 		 * unsaid, also where the legend fills the screen.
@@ -340,6 +413,74 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 		screen_line(line, cols, NULL);
 	}
 	free(text);
+}
+
+#define HELP_LINES ((long)ARRAY_SIZE(top_keys_help) - 1)
+
+/*
+ * ?: the help, from its line @scr->hfirst where it does not all fit, the
+ * lines above and below said as the view's rows are.
+ */
+static void draw_help(struct top_screen *scr, int cols)
+{
+	long first = scr->hfirst, shown, i;
+	char buf[128];
+
+	scr->havail = screen_left();
+	shown = view_page(&first, HELP_LINES, scr->havail);
+	scr->hfirst = first;
+	if (first > 0) {
+		snprintf(buf, sizeof(buf), "... %ld lines above: PgUp, Home", first);
+		screen_line(buf, cols, NULL);
+	}
+	for (i = first; i < first + shown; i++)
+		screen_line(top_keys_help[i], cols, NULL);
+	if (first + shown < HELP_LINES) {
+		i = HELP_LINES - first - shown;
+		snprintf(buf, sizeof(buf), "... %ld more line%s: %s", i, i == 1 ? "" : "s",
+			 scr->havail < 3 ? "a taller terminal shows them" : "PgDn, End");
+		screen_line(buf, cols, NULL);
+	}
+}
+
+/*
+ * A key in the help: those that move scroll it, a line or a page (as
+ * the last draw had it) at a time; any other leaves it. Whether it
+ * scrolled.
+ */
+static bool help_key(struct top_screen *scr, int key)
+{
+	long first = scr->hfirst, avail = scr->havail;
+	long shown = view_page(&first, HELP_LINES, avail);
+
+	switch (key) {
+	case KEY_UP:
+	case 'k':
+		/* Line 1 is not shown below the line that says the one above. */
+		first = first == 2 ? 0 : first - 1;
+		break;
+	case KEY_DOWN:
+	case 'j':
+		first = first ? first + 1 : 2;
+		break;
+	case KEY_PGUP:
+		first -= avail - 2;
+		break;
+	case KEY_PGDN:
+		first += first + shown < HELP_LINES ? shown : 0;
+		break;
+	case KEY_HOME:
+		first = 0;
+		break;
+	case KEY_END:
+		first = HELP_LINES;
+		break;
+	default:
+		return false;
+	}
+	view_page(&first, HELP_LINES, avail);
+	scr->hfirst = first;
+	return true;
 }
 
 /*
@@ -399,24 +540,10 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 		screen_line(buf, cols, NULL);
 	}
 	if (scr->help || (scr->view && scr->sel >= 0)) {
-		if (scr->help) {
-			for (i = 0; top_keys_help[i] && screen_left() > 0; i++) {
-				size_t more = 0;
-
-				while (top_keys_help[i + more])
-					more++;
-				if (screen_left() == 1 && more > 1) {
-					snprintf(buf, sizeof(buf),
-						 "... %zu more lines: a taller terminal shows them",
-						 more);
-					screen_line(buf, cols, NULL);
-					break;
-				}
-				screen_line(top_keys_help[i], cols, NULL);
-			}
-		} else {
+		if (scr->help)
+			draw_help(scr, cols);
+		else
 			draw_view(o, scr, &t->rows[scr->sel], cols);
-		}
 		fputs("\033[J", stdout);
 		fflush(stdout);
 		free(v);
@@ -480,12 +607,6 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 	free(cell);
 	free(v - scr->first);
 }
-
-/* Keys that are escape sequences, past a char's values. */
-enum {
-	KEY_ESC = 256, KEY_UP, KEY_DOWN, KEY_PGUP, KEY_PGDN, KEY_HOME, KEY_END, KEY_LEFT,
-	KEY_OTHER
-};
 
 /*
  * Whether @buf[0..@n) ends within an escape sequence: an Esc, or CSI
@@ -560,17 +681,25 @@ static void filter_key(struct top_screen *scr, int key)
 	}
 }
 
-/* PgUp, PgDn, Home, End: the cursor moved, or in the view its histogram scrolled. */
+/*
+ * PgUp, PgDn, Home, End: the cursor moved, or in the view its histogram
+ * scrolled. Home and End forget the moves before them, not those after.
+ */
 static void page_key(struct top_screen *scr, int key)
 {
-	long big = LONG_MAX / 2, *move = scr->view ? &scr->vmove : &scr->move;
+	int up = key == KEY_PGUP || key == KEY_HOME;
 
-	if (key == KEY_PGUP)
-		*move -= scr->view ? scr->vup : scr->page;
-	else if (key == KEY_PGDN)
-		*move += scr->view ? scr->vdown : scr->page;
-	else
-		*move = key == KEY_HOME ? -big : big;
+	if (scr->view && (key == KEY_HOME || key == KEY_END)) {
+		scr->vjump = up ? -1 : 1;
+		scr->vpages = 0;
+	} else if (scr->view) {
+		scr->vpages += up ? -1 : 1;
+	} else if (key == KEY_HOME || key == KEY_END) {
+		scr->jump = up ? -1 : 1;
+		scr->move = 0;
+	} else {
+		scr->move += up ? -scr->page : scr->page;
+	}
 }
 
 /* The keys of kstats top read: 1 to redraw, -1 to quit. */
@@ -604,9 +733,12 @@ static int top_keys(struct kstats_opt *o, struct top_screen *scr, int *stdin_ope
 			filter_key(scr, key);
 			continue;
 		}
-		/* Any key leaves the help, q too; ? shows it. */
+		/* Any key but those that scroll it leaves the help, q too; ? shows it. */
+		if (scr->help && help_key(scr, key))
+			continue;
 		if (scr->help || key == '?') {
 			scr->help = !scr->help;
+			scr->hfirst = 0;
 			continue;
 		}
 		switch (key) {

@@ -721,7 +721,10 @@ def test_top_browse():
                                  (b'k', 'ddd', ['ddd', 'bbb', 'eee']),
                                  (b'\x1b[6~', 'ccc', ['bbb', 'eee', 'ccc']),
                                  (b'\x1b[H', 'ddd', ['ddd', 'bbb', 'eee']),
-                                 (b'\x1b[A', 'ddd', ['ddd', 'bbb', 'eee'])):
+                                 (b'\x1b[A', 'ddd', ['ddd', 'bbb', 'eee']),
+                                 # Keys read together: each after the one before.
+                                 (b'\x1b[H\x1b[B', 'bbb', ['ddd', 'bbb', 'eee']),
+                                 (b'\x1b[F\x1b[A', 'aaa', ['eee', 'ccc', 'aaa'])):
             n = len(t.out)
             t.send(keys)
             ok = t.until(lambda t: t.frame(n))
@@ -846,6 +849,74 @@ def test_top_browse():
         t.wait()
     finally:
         t.close()
+    # ? on a short terminal: the help scrolls, each of its lines shown
+    # once going down by PgDn (as on a tall one), back up by PgUp, a line
+    # by j and k; any other key leaves it.
+    def said(t, n, what):
+        return any(what in ln for ln in t.frame(n))
+
+    def help_lines(t, n):
+        return [ln for ln in t.frame(n)[2:] if not ln.startswith('... ')]
+    t = Pty(rows=40, cols=100)
+    try:
+        t.start(['top', '--dir', d, 'grp', '-i', '1000'])
+        ok = t.until(lambda t: len(t.rows()) == 6)
+        done, n = t.press(b'?', lambda t, n: any('P  pause' in ln for ln in t.frame(n)))
+        whole = help_lines(t, n) if ok and done else []
+        t.send(b'q')
+        t.wait()
+    finally:
+        t.close()
+    t = Pty(rows=8, cols=100)
+    try:
+        t.start(['top', '--dir', d, 'grp', '-i', '1000'])
+        ok = t.until(lambda t: len(t.rows()) >= 1)
+        done, n = t.press(b'?', lambda t, n: said(t, n, 'more lines: PgDn'))
+        pages = [help_lines(t, n)]
+        while done and said(t, n, 'more lines') and len(pages) < 20:
+            done, n = t.press(b'\x1b[6~', lambda t, n: said(t, n, 'lines above'))
+            pages.append(help_lines(t, n))
+        seen = []
+        for p in pages:
+            seen += [ln for ln in p if ln not in seen]
+        ups = 0
+        while done and said(t, n, 'lines above') and ups < 20:
+            ups += 1
+            done, n = t.press(b'\x1b[5~', lambda t, n: t.frame(n))
+        back = done and help_lines(t, n) == pages[0]
+        done, n = t.press(b'j', lambda t, n: said(t, n, 'lines above')) if back else (0, n)
+        down = help_lines(t, n)
+        done, n = t.press(b'k', lambda t, n: t.frame(n) and not said(t, n, 'lines above')) \
+            if done else (0, n)
+        lines = done and down[:1] == pages[0][2:3] and help_lines(t, n) == pages[0]
+        done, n = t.press(b'x', lambda t, n: len(t.rows(n)) >= 1) if lines else (0, n)
+        H.check('top at 8 lines: ? shows the help a page at a time, PgDn through all its %d '
+                'lines in order (%d pages), PgUp back (%d), j and k a line; x leaves it'
+                % (len(whole), len(pages), ups),
+                ok and len(whole) > 10 and seen == whole and len(pages) >= 3 and
+                ups == len(pages) - 1 and back and lines and done and
+                t.frame(n)[1].startswith('keys: '), (whole, pages, down, t.frame(n)))
+        t.send(b'q')
+        t.wait()
+    finally:
+        t.close()
+
+    # 3 and 4 lines: the figures on one line, the last says the rows.
+    for rows in (3, 4):
+        t = Pty(rows=rows, cols=50)
+        try:
+            t.start(['top', '--dir', d, 'grp', '-i', '1000'])
+            ok = t.until(lambda t: len(t.frame()) >= rows - 1)
+            done, n = t.press(b'\n', lambda t, n: 'count 50' in ' '.join(t.frame(n)))
+            f = t.frame(n)
+            H.check('top at 50x%d, the histogram of ddd (3 slot rows): its figures, then '
+                    '"... 3 more rows" last' % rows, ok and done and len(f) == rows and
+                    f[-2].startswith('ddd: count 50') and
+                    f[-1] == '... 3 more rows: a taller terminal shows them', f)
+            t.send(b'q')
+            t.wait()
+        finally:
+            t.close()
 
     # A histogram taller than the screen scrolls in the view: PgDn pages
     # through its rows, each once, in order, the rows above and below
@@ -861,8 +932,6 @@ def test_top_browse():
         return [tuple(int(x) for x in m.groups()) for ln in t.frame(n)
                 for m in [hist_row.match(ln)] if m]
 
-    def said(t, n, what):
-        return any(what in ln for ln in t.frame(n))
     # A name as wide as the screen: its figures on the line below it.
     long_name = 'a_function_with_a_name_of_fifty_characters_or_so_x'
     gl = os.path.join(tempfile.mkdtemp(dir=H.TMP), 'grp')
@@ -930,6 +999,68 @@ def test_top_browse():
         H.check('top: Home and End in the view show the histogram\'s first and last rows; '
                 'Down and Up another function\'s, from its first row',
                 ok and done and slots(t, n)[:1] == first, t.frame(n))
+        # Keys read together, each a page from where the one before
+        # ended: PgDn PgDn the third page, Home PgDn the second, End
+        # PgUp the page before the last.
+        done, n = t.press(b'\x1b[F', lambda t, n: said(t, n, 'rows above') and
+                          not said(t, n, 'more rows'))
+        done, n = t.press(b'\x1b[5~', lambda t, n: said(t, n, 'more rows')) if done else \
+            (0, n)
+        before_last = slots(t, n)
+        ok = done
+        for keys, want, what in ((b'\x1b[H\x1b[6~\x1b[6~', pages[2], 'PgDn PgDn'),
+                                 (b'\x1b[H\x1b[6~', pages[1], 'Home PgDn'),
+                                 (b'\x1b[F\x1b[5~', before_last, 'End PgUp'),
+                                 (b'\x1b[5~\x1b[6~\x1b[F\x1b[5~', before_last,
+                                  'PgUp PgDn End PgUp')):
+            done, n = t.press(b'\x1b[H', lambda t, n: slots(t, n)[:1] == first)
+            done, n = t.press(keys, lambda t, n, w=want: slots(t, n) == w) if done else \
+                (0, n)
+            H.check('top: %s read together in the view: as pressed one by one' % what,
+                    ok and done, (want, t.frame(n)))
+        t.send(b'q')
+        t.wait()
+    finally:
+        t.close()
+
+    # The view keeps its first row's slot where slots came before it:
+    # the next interval's samples also in 12 slots below the
+    # histogram's.
+    low = [int(2 ** (i / 4)) for i in range(20, 32)]
+    d2 = tempfile.mkdtemp(dir=H.TMP)
+    g = os.path.join(d2, 'grp')
+    gen.write_group(g, {'spread': {0: spread}}, BITS)
+    t = Pty(rows=14, cols=100)
+    try:
+        t.start(['top', '--dir', d2, 'grp', '-i', '0.3'])
+        ok = t.until(lambda t: len(t.rows()) == 1)
+        done, n = t.press(b'\n', lambda t, n: said(t, n, 'more rows: PgDn'))
+        done, n = t.press(b'\x1b[6~', lambda t, n: said(t, n, 'rows above')) if done else \
+            (0, n)
+        was = slots(t, n)[:1]
+        above = [ln for ln in t.frame(n) if 'rows above' in ln]
+        m = len(t.out)
+        tmp = os.path.join(d2, 'new')
+        gen.write_group(tmp, {'spread': {0: spread + spread + low}}, BITS)
+        for f in ('spread', '_summary'):
+            os.replace(os.path.join(tmp, f), os.path.join(g, f))
+        count = 'spread: count %d' % (len(spread) + len(low))
+
+        def counted(t):
+            """The whole screens drawn since byte m with the new count."""
+            return [f.split(b'\x1b[J')[0] for f in t.out[m:].split(b'\x1b[H')[1:]
+                    if b'\x1b[J' in f and count.encode() in f.split(b'\x1b[J')[0]]
+        ok = ok and done and t.until(counted)
+        frames = counted(t)
+        f = re.sub(rb'\x1b\[[0-9;?]*[A-Za-z]', b'', frames[0] if frames else b'')
+        f = f.decode(errors='replace').replace('\r', '').split('\n')
+        moved = [tuple(int(x) for x in mm.groups()) for ln in f
+                 for mm in [hist_row.match(ln)] if mm]
+        now = [ln for ln in f if 'rows above' in ln]
+        H.check('top: the view keeps its first row (%s) where slot rows come before it '
+                '(%s, then %s)' % (was, above, now),
+                ok and was and moved[:1] == was and above and now and
+                int(now[0].split()[1]) > int(above[0].split()[1]), f)
         t.send(b'q')
         t.wait()
     finally:
