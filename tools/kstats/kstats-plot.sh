@@ -513,8 +513,9 @@ esac
 label_of "$1"
 label1=$label label2=""
 [ $# -lt 2 ] || labels_of "$1" "$2"
+# (With --per-cpu, plot/curves.awk adds " CPU N" of the widest N.)
 KP_KEYW=$(( ${#label1} > ${#label2} ? ${#label1} : ${#label2} ))
-KP_KEYW=$(( KP_KEYW + 10 + (per_cpu ? 7 : 0) ))
+KP_KEYW=$(( KP_KEYW + 10 ))
 export KP_N KP_VIEW KP_LOGV KP_PERCPU KP_TOP KP_PCTS KP_SCALE KP_UNIT KP_XMIN KP_XMAX KP_LZ
 case $view in
 density)

@@ -98,10 +98,23 @@ function curve(k,   i, T, c, lo, hi, x0, x1, y, last, cum, first, xa, xb) {
 		out(last, 0)
 }
 function plot(k, cpu, style, title) {
-	PLOT = PLOT (PLOT == "" ? "plot " : ", \\\n\t") \
-		sprintf("KP_DIR.'/data' index %d using 1:(%s) with lines %s title %s %s",
-			NCURVES - 1, logy ? "$2 > 0 ? $2 * YS : YLOW" : "$2 * YS", style, title,
-			"noenhanced")
+	PSTYLE[NCURVES] = style
+	PTITLE[NCURVES] = title
+}
+# The plot command of the curves. On a terminal with the key in the graph,
+# each curve without its title, the key's entries after them (of curves
+# of no point): drawn last, no curve crosses their text.
+function plot_cmd(   i, cmd, last) {
+	last = rows && KEYOUT == ""
+	for (i = 1; i <= NCURVES; i++)
+		cmd = cmd (cmd == "" ? "plot " : ", \\\n\t") \
+			sprintf("KP_DIR.'/data' index %d using 1:(%s) with lines %s %s", i - 1,
+				logy ? "$2 > 0 ? $2 * YS : YLOW" : "$2 * YS", PSTYLE[i],
+				last ? "notitle" : "title " PTITLE[i] " noenhanced")
+	for (i = 1; last && i <= NCURVES; i++)
+		cmd = cmd sprintf(", \\\n\tNaN with lines %s title %s noenhanced", PSTYLE[i],
+				  PTITLE[i])
+	return cmd
 }
 # Each CPU of input k named by --cpus (cpus, a list), or at most top of
 # them: those whose tail is the
@@ -184,6 +197,8 @@ function per_cpu(k,   f, line, w, cpu, ncpu, sel, i, j, best, list, n, t, nc, na
 		curve(k)
 		plot(k, list[j], sprintf("lt %d dt %d", NCURVES, k),
 		     sprintf("NAME%d.' CPU %d'", k, list[j]))
+		# The key's entries as wide as the widest: " CPU " and its number.
+		KEYCPU = max(KEYCPU, 5 + length(list[j] ""))
 	}
 }
 # The percentile markers of input k (all its CPUs): a vertical line at
@@ -354,6 +369,7 @@ BEGIN {
 			plot(k, -1, sprintf("lt %d", k), "NAME" k)
 		}
 	}
+	keyw += KEYCPU
 	if ((CUT = linear_cut()) != "")
 		VMAX = CUT
 	# The least density drawn (--logy): of the slots on the axis.
@@ -483,5 +499,5 @@ BEGIN {
 	if (TITLE != "")
 		print "set title " TITLE " noenhanced"
 	printf "YS = %.10g\n", YS
-	print PLOT
+	print plot_cmd()
 }

@@ -743,6 +743,21 @@ def test_terminal_key(rng):
             bad.append((args, rc, err, [l for l in out.splitlines()[:6]]))
     check('kstats-plot on the terminal: each name whole in the key, no marker label on it',
           not bad, bad)
+    # The key in the graph, of 6 CPUs whose CDFs cross it (80% of the
+    # samples in the first slot), CPU numbers of 1 and 4 digits: each
+    # entry whole, drawn after the curves.
+    bad = []
+    for first in (0, 1000):
+        path = write('early%d' % first, gen.render(
+            {first + c: [100] * 4000 + lognormal(rng, 1000, 9 + 0.3 * c, 1.5)
+             for c in range(6)}, 3))
+        rc, out, err = plot(['-s', '40x21', '--per-cpu', '--cdf', '--input-unit', 'ns', path])
+        names = ['early%d CPU %d' % (first, first + c) for c in range(6)]
+        inside = [n for n in names if re.search(r'\|%s(?! *\|)' % re.escape(n), out)]
+        if rc or inside != names:
+            bad.append((first, rc, err, out))
+    check('kstats-plot -s 40x21 --per-cpu --cdf, the key in the graph, curves crossing it: '
+          'each CPU\'s entry whole', not bad, bad)
 
 
 def test_terminal_labels(rng):
