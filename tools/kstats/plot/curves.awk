@@ -254,14 +254,29 @@ function res_pct(r,   e) {
 	e = 10 ^ (floor(log10(r)) - 1)
 	return sprintf("%.10g", ceil(r / e - 1e-9) * e)
 }
-# The markers' labels, right of their lines, in rows: at the top of the
+# Whether [a, b) clears what row r of the labels holds (OCCN[r]
+# intervals, OA[r, j] to OB[r, j]).
+function row_free(r, a, b,   j) {
+	for (j = 1; j <= OCCN[r]; j++)
+		if (a < OB[r, j] && OA[r, j] < b)
+			return 0
+	return 1
+}
+function row_take(r, a, b) {
+	OCCN[r]++
+	OA[r, OCCN[r]] = a
+	OB[r, OCCN[r]] = b
+}
+# The markers' labels, beside their lines, in rows: at the top of the
 # density (above the curves, see LABELS), at the bottom of the CDF, where
 # the curves are not. From left to right, each in the first row where it
 # clears the labels already there, and the key (top left, keyw characters
-# wide, a row per curve) by a character; the plot is about cols
-# characters wide. Once 6 rows are full, the one that ends first.
-function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln, step, top0,
-			bot0, nrow) {
+# wide, a row per curve) by a character: right of its line, else (no row
+# has room there) left of it; the plot is about cols characters wide, and on a terminal a label
+# keeps a character off the left border. Where no row has room, right of
+# its line in the row whose labels end first.
+function place_labels(   i, j, t, o, f, w, r, best, ly, left, x0, at, ln, step, top0,
+			bot0, nrow, minx, REND, found) {
 	for (i = 1; i <= NL; i++) {
 		o[i] = i
 		f[i] = logv ? log(LX[i] / RLO) / log(RHI / RLO) : (LX[i] - RLO) / (RHI - RLO)
@@ -284,31 +299,50 @@ function place_labels(   i, j, t, o, f, w, r, best, ly, ROW, left, x0, at, ln, s
 	# edge (the curves have the rest): 6 at most, 1 at least.
 	nrow = int((0.45 - (view == "cdf" ? bot0 : 1 - top0)) / step) + 1
 	nrow = nrow < 1 ? 1 : nrow > 6 ? 6 : nrow
+	split("", OCCN)
+	split("", REND)
 	for (r = 0; r < nrow; r++) {
 		ln = int((1 - (top0 - step * r)) * rows + 0.5)
-		ROW[r] = -1
+		OCCN[r] = 0
+		REND[r] = -1
 		if (view == "density" && logv && KEYOUT == "" &&
-		    (rows ? ln >= 2 && ln <= NCURVES + 2 : r < NCURVES))
-			ROW[r] = (keyw + (rows ? 2 : 0)) / cols
+		    (rows ? ln >= 2 && ln <= NCURVES + 2 : r < NCURVES)) {
+			row_take(r, -1, (keyw + (rows ? 2 : 0)) / cols)
+			REND[r] = (keyw + (rows ? 2 : 0)) / cols
+		}
 	}
+	minx = rows ? 1 / cols : 0
 	for (i = 1; i <= NL; i++) {
 		# A character more between labels on a terminal, whose
 		# characters round the positions.
 		w = (length(LT[o[i]]) + (rows ? 2.5 : 1.5)) / cols
-		# Past the right border: left of its line.
-		left = f[o[i]] + w > 1
-		x0 = left ? f[o[i]] - w : f[o[i]]
-		best = 0
-		for (r = 0; r < nrow && ROW[r] > x0; r++)
-			if (ROW[r] < ROW[best])
-				best = r
-		r = r < nrow ? r : best
-		ROW[r] = x0 + w
+		x0 = f[o[i]] > minx ? f[o[i]] : minx
+		found = 0
+		for (r = 0; r < nrow && !found; r++)
+			found = x0 + w <= 1 && row_free(r, x0, x0 + w)
+		for (j = 0; j < nrow && !found; j++)
+			found = f[o[i]] - w >= minx && row_free(j, f[o[i]] - w, f[o[i]]) ? 2 : 0
+		if (found) {
+			r = found == 2 ? j - 1 : r - 1
+			left = found == 2
+		} else {
+			best = 0
+			for (r = 1; r < nrow; r++)
+				if (REND[r] < REND[best])
+					best = r
+			r = best
+			# Past the right border: left of its line.
+			left = x0 + w > 1
+		}
+		if (left)
+			x0 = f[o[i]]
+		row_take(r, left ? x0 - w : x0, left ? x0 : x0 + w)
+		REND[r] = max(REND[r], left ? x0 : x0 + w)
 		ly = view == "cdf" ? bot0 + step * r : top0 - step * r
 		LABELS = LABELS > ly || LABELS == "" ? ly : LABELS
 		at = left ? "right offset character -0.5, 0" : "left offset character 0.5, 0"
-		MARK = MARK sprintf("set label \"%s\" at %.10g, graph %.3f %s tc %s front boxed\n",
-				    LT[o[i]], LX[o[i]], ly, at, LC[o[i]])
+		MARK = MARK sprintf("set label \"%s\" at graph %.10g, graph %.3f %s tc %s front " \
+				    "boxed\n", LT[o[i]], x0, ly, at, LC[o[i]])
 	}
 }
 # On a linear value axis without --xrange MAX, the end of the axis: the
@@ -422,6 +456,13 @@ BEGIN {
 	}
 	if (rows)
 		TITLE = TITLE (TITLE == "" ? "" : TSEP) "''"
+	# The linear density's key, above the graph on a terminal (see
+	# kstats-plot.sh): its lines are the graph's less too.
+	if (rows && !logv && view == "density" && pcts != "" && KEYOUT == "") {
+		per = int((cols + 4) / (keyw - 4))
+		per = per < 1 ? 1 : per
+		rows -= int((NCURVES + per - 1) / per)
+	}
 	# On a terminal, each line of the title is one of the graph's less.
 	if (rows && TITLE != "")
 		rows -= split(TITLE, tparts, "\\\\n")

@@ -787,6 +787,27 @@ def test_terminal_labels(rng):
                 bad.append((size, rc, err))
     check('kstats-plot on terminals of 60x20 to 120x35, density and CDF: the 8 labels of '
           'two inputs whole, off the border and the key', not bad, (bad, out))
+    # 40 columns, --linear: markers near the left border, a character
+    # apart: each label whole, once, the border kept.
+    wide = write('lab-w', gen.render({c: lognormal(rng, 5000, 9 + 0.3 * c, 1.5)
+                                      for c in range(6)}, 3))
+    bad = []
+    for path in (a, wide):
+        for size in ('40x18', '40x24', '50x20'):
+            rc, out, err = plot(['-s', size, '--linear', '-p', '50,90,99', '--input-unit', 'ns',
+                                 path])
+            lines = out.splitlines()
+            top = next((i for i, ln in enumerate(lines) if re.match(r' *[0-9.]* *\+-{10,}', ln)),
+                       0)
+            graph = [ln for ln in lines[top + 1:] if re.match(r' *[0-9.]* *[|+]', ln)]
+            counts = {q: len(re.findall(r'(?<![\w.])p%s(?![\w.])' % q, out))
+                      for q in ('50', '90', '99')}
+            border = [ln for ln in graph if not re.match(r' *[0-9.]* *[|+]', ln) or
+                      re.match(r' *[0-9.]* +p', ln)]
+            if rc or set(counts.values()) != {1} or border or not graph:
+                bad.append((os.path.basename(path), size, rc, err, counts, border, out))
+    check('kstats-plot --linear at 40 and 50 columns: p50, p90 and p99 each whole, once, '
+          'off the left border', not bad, bad)
 
 
 def test_terminal_frame(rng):
