@@ -140,6 +140,10 @@ const char *fmt_exact(char *buf, size_t n, uint64_t v, int unit);
 const char *fmt_in_slot(char *buf, size_t n, double v, uint64_t lo, uint64_t hi, int unit);
 const char *pct_name(char *buf, size_t n, double q);
 const char *shown(char *buf, size_t n, const char *s);
+/* Text fitted to a terminal's width (kstats_term.c, kstats_table.c). */
+int out_width(void);
+int cut_name(char *buf, size_t n, const char *name, int w);
+void puts_wrapped(const char *text, int cols);
 
 /* kstats_stats.c: percentiles, MAD, and sums and differences of histograms */
 struct pct {

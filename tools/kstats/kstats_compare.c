@@ -488,10 +488,11 @@ static int cmp_rows(const void *x, const void *y)
 /*
  * One statistic in a column: A's value into @val (@vn bytes), and its
  * change with the change's interval into @buf (@n bytes),
- * "+12.3% [+8.1, +16.0]", "~" if it holds 0.
+ * "+12.3% [+8.1, +16.0]", "~" if it holds 0; without the interval if
+ * @brief.
  */
 static const char *change_cell(const struct kstats_opt *o, char *val, size_t vn, char *buf,
-			       size_t n, const struct cmp_stat *st)
+			       size_t n, const struct cmp_stat *st, bool brief)
 {
 	int dl, dh;
 	double lo, hi;
@@ -505,18 +506,25 @@ static const char *change_cell(const struct kstats_opt *o, char *val, size_t vn,
 		double phi = o->human ? st->hi : ceil(st->hi);
 
 		/* In absolute terms, as the text of a single comparison. */
-		snprintf(buf, n, "%s [%s, %s]%s (A is 0)",
-			 fmt_stat(o, c, sizeof(c), st->b - st->a, true),
-			 fmt_num(l, sizeof(l), st->lo, RND_DOWN, 0, ks_unit(o)),
-			 fmt_num(h, sizeof(h), st->hi, RND_UP, 0, ks_unit(o)),
-			 plo <= 0 && phi >= 0 ? " ~" : "");
+		char iv[140] = "";
+
+		if (!brief)
+			snprintf(iv, sizeof(iv), " [%s, %s]",
+				 fmt_num(l, sizeof(l), st->lo, RND_DOWN, 0, ks_unit(o)),
+				 fmt_num(h, sizeof(h), st->hi, RND_UP, 0, ks_unit(o)));
+		snprintf(buf, n, "%s%s%s (A is 0)", fmt_stat(o, c, sizeof(c), st->b - st->a, true),
+			 iv, plo <= 0 && phi >= 0 ? " ~" : "");
 	} else {
 		lo = outwards(st->lo / st->a * 100, false, &dl);
 		hi = outwards(st->hi / st->a * 100, true, &dh);
 		int d = change_decimals(lo, hi) < 1 ? 0 : 1;
 
-		snprintf(buf, n, "%+.*f%% [%+.*f, %+.*f]%s", d, rounded(change_pct(st), d),
-			 dl, lo, dh, hi, lo <= 0 && hi >= 0 ? " ~" : "");
+		if (brief)
+			snprintf(buf, n, "%+.*f%%%s", d, rounded(change_pct(st), d),
+				 lo <= 0 && hi >= 0 ? " ~" : "");
+		else
+			snprintf(buf, n, "%+.*f%% [%+.*f, %+.*f]%s", d, rounded(change_pct(st), d),
+				 dl, lo, dh, hi, lo <= 0 && hi >= 0 ? " ~" : "");
 	}
 	return buf;
 }
@@ -569,6 +577,166 @@ static void text_names(const char *group, char **names, size_t n)
 }
 
 /*
+ * The widths of the columns of the statistics (@c 0 the mean, then the
+ * percentiles): A's values @wv, the changes @w, each that of its widest
+ * cell; as wide as its head at least.
+ */
+static void cmp_widths(const struct kstats_opt *o, const struct cmp_row *rows, size_t n,
+		       bool brief, int *wv, int *w)
+{
+	char q[32], cell[96], val[96];
+	size_t i;
+	int c, k;
+
+	for (c = 0; c <= o->npct; c++) {
+		wv[c] = 1;
+		w[c] = 1;
+		for (i = 0; i < n; i++) {
+			if (rows[i].empty)
+				continue;
+			change_cell(o, val, sizeof(val), cell, sizeof(cell),
+				    c ? &rows[i].res.pct[c - 1] : &rows[i].res.mean, brief);
+			wv[c] = (int)strlen(val) > wv[c] ? (int)strlen(val) : wv[c];
+			w[c] = (int)strlen(cell) > w[c] ? (int)strlen(cell) : w[c];
+		}
+		k = c ? 1 + strlen(pct_name(q, sizeof(q), o->pct[c - 1])) : 4;
+		if (wv[c] + 1 + w[c] < k)
+			w[c] = k - wv[c] - 1;
+	}
+}
+
+/*
+ * The group comparison's table: each column as wide as its widest cell,
+ * A's values right aligned, then the changes left aligned, each readable
+ * down the column. On a terminal narrower than it, the intervals go, then
+ * names longer than 24 characters are cut (start~end), then whole columns:
+ * ks p, the percentiles but the last, count B, count A, the mean; what
+ * went is said below.
+ */
+static void text_table(const struct kstats_opt *o, const struct cmp_row *rows, size_t n)
+{
+	enum { CA, CB, CSTAT };
+	int cols = out_width(), wv[1 + MAX_PCTS], w[1 + MAX_PCTS], cw[4 + MAX_PCTS];
+	int keep[4 + MAX_PCTS], order[4 + MAX_PCTS], ncol = CSTAT + o->npct + 2;
+	int c, k, no = 0, sum, wn = 8, minw, len;
+	char q[32], cell[96], val[96], name[1024], buf[1024], out[512] = "";
+	char head[4 + MAX_PCTS][40];
+	bool brief = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		len = strlen(shown(name, sizeof(name), rows[i].name));
+		wn = len > wn ? len : wn;
+	}
+	for (c = 0; c < ncol; c++) {
+		if (c > CSTAT && c < ncol - 1)
+			snprintf(head[c], sizeof(head[c]), "p%s",
+				 pct_name(q, sizeof(q), o->pct[c - CSTAT - 1]));
+		else
+			snprintf(head[c], sizeof(head[c]), "%s", c == CA ? "count A" :
+				 c == CB ? "count B" : c == CSTAT ? "mean" : "ks p");
+		cw[c] = 8;
+	}
+	cmp_widths(o, rows, n, brief, wv, w);
+	for (;;) {
+		for (c = 0, sum = 0; c <= o->npct; c++)
+			cw[CSTAT + c] = wv[c] + 1 + w[c];
+		for (c = 0; c < ncol; c++) {
+			keep[c] = 1;
+			sum += 1 + cw[c];
+		}
+		if (!cols || wn + sum <= cols || brief)
+			break;
+		brief = true;
+		cmp_widths(o, rows, n, brief, wv, w);
+	}
+	order[no++] = ncol - 1;
+	for (c = 1; c < o->npct; c++)
+		order[no++] = CSTAT + c;
+	order[no++] = CB;
+	order[no++] = CA;
+	order[no++] = CSTAT;
+	minw = wn < 24 ? wn : 24;
+	for (k = 0; cols && k < no && minw + sum > cols; k++) {
+		keep[order[k]] = 0;
+		sum -= 1 + cw[order[k]];
+	}
+	if (cols && wn + sum > cols)
+		wn = cols - sum > minw ? cols - sum : minw;
+	len = 0;
+	if (brief)
+		len = snprintf(out, sizeof(out), "the intervals");
+	for (c = 0; c < ncol; c++)
+		if (!keep[c])
+			len += snprintf(out + len, sizeof(out) - len, "%s%s", len ? ", " : "",
+					head[c]);
+	k = snprintf(buf, sizeof(buf), "%-*s", wn, "function");
+	for (c = 0; c < ncol; c++)
+		if (keep[c])
+			k += snprintf(buf + k, sizeof(buf) - k, c >= CSTAT && c < ncol - 1 ?
+				      " %-*s" : " %*s", cw[c], head[c]);
+	/* The heads of the changes are left aligned: no blanks after the last. */
+	while (k > 0 && buf[k - 1] == ' ')
+		buf[--k] = '\0';
+	puts(buf);
+	for (i = 0; i < n; i++) {
+		const struct cmp_result *r = &rows[i].res;
+
+		k = cut_name(buf, sizeof(buf), shown(name, sizeof(name), rows[i].name), wn);
+		k += snprintf(buf + k, sizeof(buf) - k, "%*s", wn - k > 0 ? wn - k : 0, "");
+		if (keep[CA])
+			k += snprintf(buf + k, sizeof(buf) - k, " %8llu",
+				      (unsigned long long)r->sa.n);
+		if (keep[CB])
+			k += snprintf(buf + k, sizeof(buf) - k, " %8llu",
+				      (unsigned long long)r->sb.n);
+		if (rows[i].empty) {
+			printf("%s (no samples in %s)\n", buf, !r->sa.n && !r->sb.n ? "A or B" :
+			       !r->sa.n ? "A" : "B");
+			continue;
+		}
+		for (c = 0; c <= o->npct; c++) {
+			if (!keep[CSTAT + c])
+				continue;
+			change_cell(o, val, sizeof(val), cell, sizeof(cell),
+				    c ? &r->pct[c - 1] : &r->mean, brief);
+			k += snprintf(buf + k, sizeof(buf) - k, " %*s %-*s", wv[c], val, w[c],
+				      cell);
+		}
+		if (keep[ncol - 1])
+			k += snprintf(buf + k, sizeof(buf) - k, " %8.2g", r->p);
+		while (k > 0 && buf[k - 1] == ' ')
+			buf[--k] = '\0';
+		puts(buf);
+	}
+	if (out[0]) {
+		snprintf(buf, sizeof(buf), "left out for the width: %s (a wider terminal, %s",
+			 out, "a pipe or --json shows them)");
+		puts_wrapped(buf, cols);
+	}
+}
+
+/* What the cells of the group comparison say, in lines of the terminal's width. */
+static void legend(size_t n)
+{
+	char buf[512];
+	int cols = out_width();
+
+	snprintf(buf, sizeof(buf), "%zu functions in both; each cell: A's value, then the %s", n,
+		 "change in % of A\n"
+		 "with its 95% interval; sorted by the largest significant change (the\n"
+		 "end of an interval nearest 0); ~: the interval holds 0 (within the\n"
+		 "resolution and the noise)");
+	if (cols && cols < 70) {
+		for (char *p = buf; *p; p++)
+			*p = *p == '\n' ? ' ' : *p;
+		puts_wrapped(buf, cols);
+	} else {
+		puts(buf);
+	}
+}
+
+/*
  * --compare DIR_A DIR_B: every function of both groups, compared as two
  * inputs are (each function's file, at the coarser frac_bits of the two),
  * a row each, sorted by the largest significant change of the mean and
@@ -581,9 +749,9 @@ static void text_names(const char *group, char **names, size_t n)
 int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, const char *na,
 		   const char *nb)
 {
-	char **fa, **fb, *pa, *pb, q[32], cell[96], val[96], name[1024];
-	size_t n = 0, ka, kb, i, j, wn = 8;
-	int c, k, ret = 0, coarse = 0, w[1 + MAX_PCTS], wv[1 + MAX_PCTS];
+	char **fa, **fb, *pa, *pb, q[32], cell[96];
+	size_t n = 0, ka, kb, i, j;
+	int c, ret = 0, coarse = 0;
 	struct kstats_opt copy = *o0, *o = &copy;
 	struct cmp_row *rows;
 	struct ks_data a, b;
@@ -673,59 +841,10 @@ int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, 
 		json_names("only_b", fb, kb);
 		printf("}\n");
 	} else {
-		/*
-		 * Each column as wide as its widest cell: A's values right
-		 * aligned, then the changes left aligned, each readable down
-		 * the column.
-		 */
-		for (i = 0; i < n; i++)
-			wn = strlen(shown(name, sizeof(name), rows[i].name)) > wn ?
-			     strlen(name) : wn;
-		for (c = 0; c <= o->npct; c++) {
-			wv[c] = 1;
-			w[c] = 1;
-			for (i = 0; i < n; i++) {
-				if (rows[i].empty)
-					continue;
-				change_cell(o, val, sizeof(val), cell, sizeof(cell),
-					    c ? &rows[i].res.pct[c - 1] : &rows[i].res.mean);
-				wv[c] = (int)strlen(val) > wv[c] ? (int)strlen(val) : wv[c];
-				w[c] = (int)strlen(cell) > w[c] ? (int)strlen(cell) : w[c];
-			}
-			k = c ? 1 + strlen(pct_name(q, sizeof(q), o->pct[c - 1])) : 4;
-			if (wv[c] + 1 + w[c] < k)
-				w[c] = k - wv[c] - 1;
-		}
-		printf("%-*s %8s %8s %-*s", (int)wn, "function", "count A", "count B",
-		       wv[0] + 1 + w[0], "mean");
-		for (c = 1; c <= o->npct; c++) {
-			snprintf(cell, sizeof(cell), "p%s", pct_name(q, sizeof(q), o->pct[c - 1]));
-			printf(" %-*s", wv[c] + 1 + w[c], cell);
-		}
-		printf(" %8s\n", "ks p");
-		for (i = 0; i < n; i++) {
-			const struct cmp_result *r = &rows[i].res;
-
-			printf("%-*s %8llu %8llu", (int)wn, shown(name, sizeof(name), rows[i].name),
-			       (unsigned long long)r->sa.n, (unsigned long long)r->sb.n);
-			if (rows[i].empty) {
-				printf(" (no samples in %s)\n", !r->sa.n && !r->sb.n ? "A or B" :
-				       !r->sa.n ? "A" : "B");
-				continue;
-			}
-			for (c = 0; c <= o->npct; c++) {
-				change_cell(o, val, sizeof(val), cell, sizeof(cell),
-					    c ? &r->pct[c - 1] : &r->mean);
-				printf(" %*s %-*s", wv[c], val, w[c], cell);
-			}
-			printf(" %8.2g\n", r->p);
-		}
+		text_table(o, rows, n);
 		text_names(na, fa, ka);
 		text_names(nb, fb, kb);
-		printf("%zu functions in both; each cell: A's value, then the change in %% of A\n"
-		       "with its 95%% interval; sorted by the largest significant change (the\n"
-		       "end of an interval nearest 0); ~: the interval holds 0 (within the\n"
-		       "resolution and the noise)\n", n);
+		legend(n);
 	}
 	for (i = 0; i < n; i++) {
 		if (fails_if(o, &rows[i].res, rows[i].name))

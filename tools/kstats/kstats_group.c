@@ -232,7 +232,7 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 				   "its _summary has bits", t->bits, o->bits);
 		printf("group %s functions %zu bits %s sort %s\n", top_what(t, group),
 		       top_listed(t, &(size_t){ 0 }), top_bits(t, 0), sort_name(o));
-		print_table(o, t, 0);
+		print_table(o, t, 0, out_width());
 		top_free(t);
 		free(group);
 		return;
@@ -296,7 +296,7 @@ void group_report(const struct kstats_opt *o, struct top *t, const char *group, 
 		printf("group %s functions %zu seconds %.3f bits %s sort %s\n",
 		       top_what(t, group), top_listed(t, &(size_t){ 0 }), secs, top_bits(t, 0),
 		       sort_name(o));
-		print_table(o, t, secs);
+		print_table(o, t, secs, out_width());
 		top_free(t);
 		return;
 	}

@@ -207,10 +207,104 @@ static void table_row(const struct kstats_opt *o, char *buf, size_t n, const str
 }
 
 /*
+ * @name into @buf, @w characters at most: cut short, its start and its
+ * end kept, a '~' between (names of a prefix, foo.isra.0 and
+ * foo.constprop.0, stay apart). Returns its length.
+ */
+int cut_name(char *buf, size_t n, const char *name, int w)
+{
+	int len = strlen(name), head = (w - 1) / 2;
+
+	if (len <= w)
+		return snprintf(buf, n, "%s", name);
+	return snprintf(buf, n, "%.*s~%s", head, name, name + len - (w - 1 - head));
+}
+
+/* @text in lines of @cols columns at most, broken at its blanks. */
+void puts_wrapped(const char *text, int cols)
+{
+	const char *p = text, *end, *brk;
+
+	while (*p) {
+		end = p + strlen(p);
+		if (end - p > cols) {
+			for (brk = p + cols; brk > p && *brk != ' '; brk--)
+				;
+			end = brk > p ? brk : p + cols;
+		}
+		printf("%.*s\n", (int)(end - p), p);
+		p = end + (*end == ' ');
+	}
+}
+
+/*
+ * The table of @n rows @v in @cols columns, where the plain one is wider:
+ * each column as wide as its widest cell, whole columns left out where
+ * they do not all fit (as kstats top's), and said below.
+ */
+static void fit_table(const struct kstats_opt *o, struct row **v, size_t n, double secs,
+		      int cols)
+{
+	static const char * const heads[] = { "count", "rate/s", "max<=", "total", "avg" };
+	char (*cell)[TOP_COLS][TOP_CELL] = top_alloc(NULL, (n + 1) * sizeof(*cell));
+	char head[TOP_COLS][TOP_CELL], buf[1024], out[512] = "";
+	int w[TOP_COLS], keep[TOP_COLS], npct, ncol, c, k, namew = 8, left = 0;
+	const double *pcts = table_pcts(o, &npct);
+	size_t i;
+
+	ncol = 5 + npct;
+	for (c = 0; c < ncol; c++) {
+		char q[32];
+
+		if (c >= 2 && c < 2 + npct)
+			snprintf(head[c], TOP_CELL, "p%s", pct_name(q, sizeof(q), pcts[c - 2]));
+		else
+			snprintf(head[c], TOP_CELL, "%s", heads[c < 2 ? c : c - npct]);
+		w[c] = strlen(head[c]);
+	}
+	for (i = 0; i < n; i++) {
+		row_cells(o, v[i], secs, cell[i]);
+		for (c = 0; c < ncol; c++)
+			w[c] = (int)strlen(cell[i][c]) > w[c] ? (int)strlen(cell[i][c]) : w[c];
+		namew = (int)strlen(v[i]->shown) > namew ? (int)strlen(v[i]->shown) : namew;
+	}
+	/* A table of no interval has no rate: a column of no width, left out. */
+	if (secs <= 0)
+		w[1] = -1;
+	/* Names whole up to 24 characters, before a column goes. */
+	namew = top_fit(o, cols, ncol, w, namew, namew < 24 ? namew : 24, keep);
+	namew = namew < (int)sizeof(buf) / 2 ? namew : (int)sizeof(buf) / 2;
+	k = snprintf(buf, sizeof(buf), "%-*s", namew, "function");
+	for (c = 0; c < ncol; c++) {
+		if (keep[c] && (c != 1 || secs > 0))
+			k += snprintf(buf + k, sizeof(buf) - k, " %*s", w[c], head[c]);
+		else if (c != 1 || secs > 0)
+			left += snprintf(out + left, sizeof(out) - left, "%s%s",
+					 left ? ", " : "", head[c]);
+	}
+	puts(buf);
+	for (i = 0; i < n; i++) {
+		k = cut_name(buf, sizeof(buf), v[i]->shown, namew);
+		k += snprintf(buf + k, sizeof(buf) - k, "%*s", namew - k > 0 ? namew - k : 0, "");
+		for (c = 0; c < ncol; c++)
+			if (keep[c] && (c != 1 || secs > 0))
+				k += snprintf(buf + k, sizeof(buf) - k, " %*s", w[c], cell[i][c]);
+		puts(buf);
+	}
+	if (left) {
+		snprintf(buf, sizeof(buf), "left out for the width: %s (a wider terminal, or a %s",
+			 out, "pipe, shows them)");
+		puts_wrapped(buf, cols);
+	}
+	free(cell);
+}
+
+/*
  * Plain text: the column heads and the rows, at most -n; the samples of
  * an interval of @secs, or with @secs 0 all of a snapshot, without rates.
+ * Where it is wider than @cols (a terminal's; 0: no limit), fitted to it.
  */
-void print_table(const struct kstats_opt *o, struct top *t, double secs)
+void print_table(const struct kstats_opt *o, struct top *t, double secs, int cols)
 {
 	size_t n, i, w = 8;
 	struct row **v = top_sorted(t, o->sort, o->sort_pct, o->reverse, &n);
@@ -220,6 +314,11 @@ void print_table(const struct kstats_opt *o, struct top *t, double secs)
 		n = o->lines;
 	for (i = 0; i < n; i++)
 		w = strlen(v[i]->shown) > w ? strlen(v[i]->shown) : w;
+	if (cols > 0 && (int)(w + cols_w(o)) - (secs > 0 ? 0 : 11) > cols) {
+		fit_table(o, v, n, secs, cols);
+		free(v);
+		return;
+	}
 	buf = top_alloc(NULL, w + cols_w(o) + 64);
 	table_head(o, buf, w + cols_w(o) + 64, w, secs > 0);
 	puts(buf);
@@ -256,12 +355,13 @@ void row_cells(const struct kstats_opt *o, const struct row *r, double secs,
 
 /*
  * Which columns fit @cols: each as wide as its widest cell, names at
- * least 8 wide; when they do not all fit, whole columns go, never digits:
- * avg, total, rate/s, the percentiles but the last, max<=, the last, the
- * column of the sort kept longest, the count never. Returns the width of
- * the names.
+ * least @minw wide; when they do not all fit, whole columns go, never
+ * digits: avg, total, rate/s, the percentiles but the last, max<=, the
+ * last, the column of the sort kept longest, the count never. Returns the
+ * width of the names.
  */
-int top_fit(const struct kstats_opt *o, int cols, int ncol, const int *w, int namew, int *keep)
+int top_fit(const struct kstats_opt *o, int cols, int ncol, const int *w, int namew, int minw,
+	    int *keep)
 {
 	int order[TOP_COLS], n = 0, sum = 0, c, k, npct = ncol - 5;
 	int sort = o->sort == SORT_TOTAL ? ncol - 2 : o->sort == SORT_MAX ? ncol - 3 :
@@ -278,15 +378,15 @@ int top_fit(const struct kstats_opt *o, int cols, int ncol, const int *w, int na
 		keep[c] = 1;
 		sum += 1 + w[c];
 	}
-	for (k = 0; k < n && 8 + sum > cols; k++) {
+	for (k = 0; k < n && minw + sum > cols; k++) {
 		if (order[k] == sort || !keep[order[k]])
 			continue;
 		keep[order[k]] = 0;
 		sum -= 1 + w[order[k]];
 	}
-	if (8 + sum > cols && sort && keep[sort]) {
+	if (minw + sum > cols && sort && keep[sort]) {
 		keep[sort] = 0;
 		sum -= 1 + w[sort];
 	}
-	return namew < cols - sum ? namew : cols - sum > 8 ? cols - sum : 8;
+	return namew < cols - sum ? namew : cols - sum > minw ? cols - sum : minw;
 }

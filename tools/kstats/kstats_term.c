@@ -55,6 +55,25 @@ void tty_enter(void)
 	tty_screen = 1;
 }
 
+/*
+ * The width that a table on standard output fits: a terminal's (COLUMNS
+ * where set, as --hist and ls(1) take it), 0 into a pipe or a file, whose
+ * reports keep every column.
+ */
+int out_width(void)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	if (env && atoi(env) > 0)
+		return atoi(env);
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col;
+	return 80;
+}
+
 void term_size(int *rows, int *cols)
 {
 	struct winsize ws;

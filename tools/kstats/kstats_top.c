@@ -572,7 +572,7 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 		namew = (int)strlen(v[i]->shown) > namew ? (int)strlen(v[i]->shown) : namew;
 	}
 	/* The column of the marks takes one. */
-	namew = top_fit(o, cols - 1, ncol, w, namew, keep);
+	namew = top_fit(o, cols - 1, ncol, w, namew, 8, keep);
 	namew = namew < (int)sizeof(buf) / 2 ? namew : (int)sizeof(buf) / 2;
 	if (screen_left() > 0) {
 		k = snprintf(buf, sizeof(buf), " %-*s", namew, "function");
@@ -1011,7 +1011,7 @@ int top_main(int argc, char **argv)
 			       t1 - t0, t->path ? (t->group ? "group" : "metric") : "dir",
 			       top_what(t, name), t->path && t->group ? "functions" : "metrics",
 			       top_listed(t, &(size_t){ 0 }), top_bits(t, 0), sort_name(o));
-			print_table(o, t, t1 - t0);
+			print_table(o, t, t1 - t0, 0);
 			if (fflush(stdout))
 				kstats_die(1, "top: standard output: %s", strerror(errno));
 			t0 = t1;

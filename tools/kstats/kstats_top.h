@@ -141,14 +141,15 @@ const char *sort_name(const struct kstats_opt *o);
 /* The sort of a key of kstats top (t, p, c, n), or -1. */
 int sort_of_key(int key);
 /* Plain text: the column heads and the rows, at most -n, over @secs (0: all). */
-void print_table(const struct kstats_opt *o, struct top *t, double secs);
+void print_table(const struct kstats_opt *o, struct top *t, double secs, int cols);
 /* The cells of a terminal's table (count, rate/s, pQ..., max<=, total, avg). */
 #define TOP_COLS	(3 + MAX_PCTS + 2)
 #define TOP_CELL	32
 void row_cells(const struct kstats_opt *o, const struct row *r, double secs,
 	       char cell[][TOP_CELL]);
 /* Which of @ncol columns of widths @w fit @cols: @keep; the names' width. */
-int top_fit(const struct kstats_opt *o, int cols, int ncol, const int *w, int namew, int *keep);
+int top_fit(const struct kstats_opt *o, int cols, int ncol, const int *w, int namew, int minw,
+	    int *keep);
 
 /* kstats_term.c: the terminal */
 /* Raw mode and the alternate screen; left on every way out. */

@@ -1643,6 +1643,82 @@ def test_group_table_options(rng):
                 H.usage_lines(err) and what in err.splitlines()[0], err)
 
 
+def test_terminal_width(rng):
+    """#43: a group's table and its A/B (--compare DIR_A DIR_B) on a
+    terminal fit its width: the intervals go first, then whole columns,
+    never digits, what went said below; into a pipe, or where they fit,
+    they are as they were."""
+    def draw(mu, n):
+        return [int(rng.lognormvariate(mu, 0.8)) for _ in range(n)]
+    long_name = 'blk_mq_submit_bio_with_a_long_name_x'
+    names = ['ext4_file_read_iter', 'do_sys_openat2', 'kmem_cache_alloc', 'tcp_sendmsg',
+             long_name, '__do_softirq']
+    a = {f: {0: draw(8 + 0.3 * i, 3000)} for i, f in enumerate(names)}
+    b = {f: {0: draw(8 + 0.3 * i + (0.5 if f == 'tcp_sendmsg' else 0), 3000)}
+         for i, f in enumerate(names)}
+    d = tempfile.mkdtemp(dir=H.TMP)
+    da, db = os.path.join(d, 'A'), os.path.join(d, 'B')
+    gen.write_group(da, a, 3)
+    gen.write_group(db, b, 3)
+    env = {k: v for k, v in os.environ.items() if k != 'COLUMNS'}
+
+    def on_tty(args, cols, extra=None):
+        t = Pty(rows=40, cols=cols)
+        try:
+            t.start(args, env=dict(env, **(extra or {})))
+            rc = t.wait()
+            return rc, t.text().replace('\r', '')
+        finally:
+            t.close()
+
+    def same_row(fitted, plain):
+        """Whether FITTED is PLAIN's row with cells left out: its name
+        whole or cut (start~end), each of its other words in PLAIN."""
+        f, p = fitted.split(), plain.split()
+        if not f or not p:
+            return False
+        name = f[0]
+        if '~' in name:
+            head, tail = name.split('~', 1)
+            whole = p[0].startswith(head) and p[0].endswith(tail)
+        else:
+            whole = name == p[0]
+        return whole and all(w in p[1:] for w in f[1:])
+    bad = []
+    for args, sizes in ((['--compare', da, db], (50, 80, 140, 200)), ([da], (40, 60, 120))):
+        plain = subprocess.run([H.KSTATS] + args, capture_output=True, text=True,
+                               check=False, env=env).stdout
+        width = max(len(ln) for ln in plain.splitlines())
+        prows = [ln for ln in plain.splitlines() if ln.split()[:1] and
+                 any(ln.startswith(f[:8]) for f in names)]
+        for cols in sizes:
+            rc, out = on_tty(args, cols)
+            lines = out.splitlines()
+            rows = [ln for ln in lines if ln.split()[:1] and
+                    any(ln.startswith(f[:8]) for f in names)]
+            said = ' '.join(ln for ln in lines if 'left out' in ln or 'shows them' in ln)
+            if rc or max(len(ln) for ln in lines) > cols:
+                bad.append((args[0], cols, 'wider than the terminal', out))
+            elif width <= cols and out != plain:
+                bad.append((args[0], cols, 'not the plain table, which fits', out))
+            elif width > cols and (len(rows) != len(prows) or 'left out for the width' not in
+                                   said or not all(same_row(r, p) for r, p in zip(rows, prows))):
+                bad.append((args[0], cols, 'rows or their cells not the plain table\'s', out))
+    rc, out = on_tty(['--compare', da, db], 200, {'COLUMNS': '80'})
+    H.check('a group\'s table (at 40, 60, 120 columns) and --compare of two (at 50, 80, 140, '
+            '200): each line within the terminal, the cells kept those of the plain table, '
+            'in its order, what went said; where it fits, the plain table; COLUMNS=80 on a '
+            'terminal of 200 columns: 80',
+            not bad and rc == 0 and max(len(ln) for ln in out.splitlines()) <= 80 and
+            'left out for the width' in out, bad)
+    rc, out = on_tty(['--compare', da, db], 80)
+    first = next((ln for ln in out.splitlines() if ln.startswith('tcp_sendmsg')), '')
+    H.check('--compare DIR_A DIR_B at 80 columns: the regressed function first, its mean\'s '
+            'change without interval, significant (%s)' % first,
+            out.splitlines()[1:2] == [first] and '[' not in first and
+            re.search(r' \+[0-9.]+%( |$)', first) and not first.endswith('~'), out)
+
+
 def test_usage():
     for args, what in ((['top', 'a', 'b'], '2 names'),
                        (['top', '-i', '0'], "--interval: '0' is not a positive"),
@@ -1992,6 +2068,7 @@ def tests(harness, rng):
     test_max_bound()
     test_top_local_name()
     test_usage()
+    test_terminal_width(rng)
     test_trace_glob(rng)
 
 
