@@ -584,18 +584,11 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 	for (i = 0; i < n; i++) {
 		char mark = v[i]->mark ? v[i]->mark : ' ';
 
-		/*
-		 * A name cut short keeps its start and its end, a '~' between:
-		 * names of a prefix (foo.isra.0, foo.constprop.0) stay apart.
-		 */
-		if ((int)strlen(v[i]->shown) > namew) {
-			int head = (namew - 1) / 2, tail = namew - 1 - head;
-
-			k = snprintf(buf, sizeof(buf), "%c%.*s~%s", mark, head, v[i]->shown,
-				     v[i]->shown + strlen(v[i]->shown) - tail);
-		} else {
-			k = snprintf(buf, sizeof(buf), "%c%-*s", mark, namew, v[i]->shown);
-		}
+		/* A name cut short keeps its start and its end (cut_name()). */
+		buf[0] = mark;
+		k = 1 + cut_name(buf + 1, sizeof(buf) - 1, v[i]->shown, namew);
+		k += snprintf(buf + k, sizeof(buf) - k, "%*s", namew + 1 - k > 0 ? namew + 1 - k : 0,
+			      "");
 		for (c = 0; c < ncol; c++)
 			if (keep[c])
 				k += snprintf(buf + k, sizeof(buf) - k, " %*s", w[c], cell[i][c]);

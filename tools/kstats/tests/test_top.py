@@ -13,6 +13,7 @@ whose /proc/mounts shows a fake debugfs, its kstats/_control a FIFO that
 the test reads as the kernel would (skipped without root or unshare).
 """
 import bisect
+import contextlib
 import csv
 import errno
 import fcntl
@@ -512,6 +513,21 @@ class Pty:
         os.close(self.slave)
 
 
+@contextlib.contextmanager
+def running(args, rows, cols, env=None):
+    """kstats ARGS on a Pty of ROWS x COLS, for a with block: q and its
+    end after it, the terminal closed."""
+    t = Pty(rows=rows, cols=cols)
+    try:
+        t.start(args, env=env)
+        yield t
+        if t.p.poll() is None:
+            t.send(b'q')
+            t.wait()
+    finally:
+        t.close()
+
+
 def test_top_tty():
     """kstats top on a terminal: keys sort, q quits, signals restore."""
     d = tempfile.mkdtemp(dir=H.TMP)
@@ -857,19 +873,11 @@ def test_top_browse():
 
     def help_lines(t, n):
         return [ln for ln in t.frame(n)[2:] if not ln.startswith('... ')]
-    t = Pty(rows=40, cols=100)
-    try:
-        t.start(['top', '--dir', d, 'grp', '-i', '1000'])
+    with running(['top', '--dir', d, 'grp', '-i', '1000'], 40, 100) as t:
         ok = t.until(lambda t: len(t.rows()) == 6)
         done, n = t.press(b'?', lambda t, n: any('P  pause' in ln for ln in t.frame(n)))
         whole = help_lines(t, n) if ok and done else []
-        t.send(b'q')
-        t.wait()
-    finally:
-        t.close()
-    t = Pty(rows=8, cols=100)
-    try:
-        t.start(['top', '--dir', d, 'grp', '-i', '1000'])
+    with running(['top', '--dir', d, 'grp', '-i', '1000'], 8, 100) as t:
         ok = t.until(lambda t: len(t.rows()) >= 1)
         done, n = t.press(b'?', lambda t, n: said(t, n, 'more lines: PgDn'))
         pages = [help_lines(t, n)]
@@ -896,16 +904,10 @@ def test_top_browse():
                 ok and len(whole) > 10 and seen == whole and len(pages) >= 3 and
                 ups == len(pages) - 1 and back and lines and done and
                 t.frame(n)[1].startswith('keys: '), (whole, pages, down, t.frame(n)))
-        t.send(b'q')
-        t.wait()
-    finally:
-        t.close()
 
     # 3 and 4 lines: the figures on one line, the last says the rows.
     for rows in (3, 4):
-        t = Pty(rows=rows, cols=50)
-        try:
-            t.start(['top', '--dir', d, 'grp', '-i', '1000'])
+        with running(['top', '--dir', d, 'grp', '-i', '1000'], rows, 50) as t:
             ok = t.until(lambda t: len(t.frame()) >= rows - 1)
             done, n = t.press(b'\n', lambda t, n: 'count 50' in ' '.join(t.frame(n)))
             f = t.frame(n)
@@ -913,10 +915,6 @@ def test_top_browse():
                     '"... 3 more rows" last' % rows, ok and done and len(f) == rows and
                     f[-2].startswith('ddd: count 50') and
                     f[-1] == '... 3 more rows: a taller terminal shows them', f)
-            t.send(b'q')
-            t.wait()
-        finally:
-            t.close()
 
     # A histogram taller than the screen scrolls in the view: PgDn pages
     # through its rows, each once, in order, the rows above and below
@@ -1030,9 +1028,7 @@ def test_top_browse():
     d2 = tempfile.mkdtemp(dir=H.TMP)
     g = os.path.join(d2, 'grp')
     gen.write_group(g, {'spread': {0: spread}}, BITS)
-    t = Pty(rows=14, cols=100)
-    try:
-        t.start(['top', '--dir', d2, 'grp', '-i', '0.3'])
+    with running(['top', '--dir', d2, 'grp', '-i', '0.3'], 14, 100) as t:
         ok = t.until(lambda t: len(t.rows()) == 1)
         done, n = t.press(b'\n', lambda t, n: said(t, n, 'more rows: PgDn'))
         done, n = t.press(b'\x1b[6~', lambda t, n: said(t, n, 'rows above')) if done else \
@@ -1061,10 +1057,6 @@ def test_top_browse():
                 '(%s, then %s)' % (was, above, now),
                 ok and was and moved[:1] == was and above and now and
                 int(now[0].split()[1]) > int(above[0].split()[1]), f)
-        t.send(b'q')
-        t.wait()
-    finally:
-        t.close()
 
     # A function traced since the read before (ggg) is marked +, one gone
     # (bbb) - and listed last, for that interval.
@@ -1663,13 +1655,8 @@ def test_terminal_width(rng):
     env = {k: v for k, v in os.environ.items() if k != 'COLUMNS'}
 
     def on_tty(args, cols, extra=None):
-        t = Pty(rows=40, cols=cols)
-        try:
-            t.start(args, env=dict(env, **(extra or {})))
-            rc = t.wait()
-            return rc, t.text().replace('\r', '')
-        finally:
-            t.close()
+        with running(args, 40, cols, dict(env, **(extra or {}))) as t:
+            return t.wait(), t.text().replace('\r', '')
 
     def same_row(fitted, plain):
         """Whether FITTED is PLAIN's row with cells left out: its name
