@@ -143,6 +143,8 @@ const char *shown(char *buf, size_t n, const char *s);
 /* Text fitted to a terminal's width (kstats_term.c, kstats_table.c). */
 int out_width(void);
 int cut_name(char *buf, size_t n, const char *name, int w);
+int cut_unique(char *buf, size_t n, const char * const *names, size_t cnt, size_t self, int w);
+int unique_width(const char * const *names, size_t cnt, int w, int max);
 void puts_wrapped(const char *text, int cols);
 
 /* kstats_stats.c: percentiles, MAD, and sums and differences of histograms */

@@ -620,12 +620,17 @@ static void text_table(const struct kstats_opt *o, const struct cmp_row *rows, s
 	int keep[4 + MAX_PCTS], order[4 + MAX_PCTS], ncol = CSTAT + o->npct + 2;
 	int c, k, no = 0, sum, wn = 8, minw, len;
 	char q[32], cell[96], val[96], name[1024], buf[1024], out[512] = "";
-	char head[4 + MAX_PCTS][40];
+	char head[4 + MAX_PCTS][40], **names = calloc(n + 1, sizeof(*names));
 	bool brief = false;
 	size_t i;
 
+	if (!names)
+		die(1, "out of memory");
 	for (i = 0; i < n; i++) {
-		len = strlen(shown(name, sizeof(name), rows[i].name));
+		names[i] = strdup(shown(name, sizeof(name), rows[i].name));
+		if (!names[i])
+			die(1, "out of memory");
+		len = strlen(names[i]);
 		wn = len > wn ? len : wn;
 	}
 	for (c = 0; c < ncol; c++) {
@@ -656,7 +661,8 @@ static void text_table(const struct kstats_opt *o, const struct cmp_row *rows, s
 	order[no++] = CB;
 	order[no++] = CA;
 	order[no++] = CSTAT;
-	minw = wn < 24 ? wn : 24;
+	minw = unique_width((const char * const *)names, n, wn < 24 ? wn : 24,
+			    cols > 0 ? cols / 2 : wn);
 	for (k = 0; cols && k < no && minw + sum > cols; k++) {
 		keep[order[k]] = 0;
 		sum -= 1 + cw[order[k]];
@@ -682,7 +688,7 @@ static void text_table(const struct kstats_opt *o, const struct cmp_row *rows, s
 	for (i = 0; i < n; i++) {
 		const struct cmp_result *r = &rows[i].res;
 
-		k = cut_name(buf, sizeof(buf), shown(name, sizeof(name), rows[i].name), wn);
+		k = cut_unique(buf, sizeof(buf), (const char * const *)names, n, i, wn);
 		k += snprintf(buf + k, sizeof(buf) - k, "%*s", wn - k > 0 ? wn - k : 0, "");
 		if (keep[CA])
 			k += snprintf(buf + k, sizeof(buf) - k, " %8llu",
@@ -714,6 +720,9 @@ static void text_table(const struct kstats_opt *o, const struct cmp_row *rows, s
 			 out, "a pipe or --json shows them)");
 		puts_wrapped(buf, cols);
 	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 /* What the cells of the group comparison say, in lines of the terminal's width. */

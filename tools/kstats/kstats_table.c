@@ -5,6 +5,7 @@
  * lines, and the cells of a terminal's screen with the columns that fit.
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +221,73 @@ int cut_name(char *buf, size_t n, const char *name, int w)
 	return snprintf(buf, n, "%.*s~%s", head, name, name + len - (w - 1 - head));
 }
 
+/*
+ * Whether @names[@self], shown as its first @head and last @tail
+ * characters, would read as another of @names longer than @w (those
+ * shorter are shown whole): one of the same start and end.
+ */
+static bool cut_clash(const char * const *names, size_t cnt, size_t self, int head, int tail,
+		      int w)
+{
+	const char *s = names[self];
+	size_t ls = strlen(s), i, l;
+
+	for (i = 0; i < cnt; i++) {
+		l = strlen(names[i]);
+		if (i != self && (int)l > w && !strncmp(names[i], s, head) &&
+		    !strcmp(names[i] + l - tail, s + ls - tail))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * @names[@self] cut to @w characters as cut_name() cuts it, but where
+ * that would read as another of @names (foo_1.constprop.0 and
+ * foo_11.constprop.0), its '~' moved, the nearest place first, to where
+ * it reads as no other: each name of a table tells its row apart.
+ */
+static int unique_head(const char * const *names, size_t cnt, size_t self, int w)
+{
+	int h0 = (w - 1) / 2, d, head;
+
+	for (d = 0; w >= 2 && d < 2 * w; d++) {
+		head = d % 2 ? h0 + (d + 1) / 2 : h0 - d / 2;
+		if (head >= 0 && head <= w - 1 &&
+		    !cut_clash(names, cnt, self, head, w - 1 - head, w))
+			return head;
+	}
+	return -1;
+}
+
+int cut_unique(char *buf, size_t n, const char * const *names, size_t cnt, size_t self, int w)
+{
+	const char *s = names[self];
+	int len = strlen(s), head = len > w ? unique_head(names, cnt, self, w) : -1;
+
+	if (head < 0)
+		return cut_name(buf, n, s, w);
+	return snprintf(buf, n, "%.*s~%s", head, s, s + len - (w - 1 - head));
+}
+
+/*
+ * The least width from @w up to @max at which each of @names, cut by
+ * cut_unique(), reads as no other (@max where none does).
+ */
+int unique_width(const char * const *names, size_t cnt, int w, int max)
+{
+	size_t i;
+
+	for (; w < max; w++) {
+		for (i = 0; i < cnt; i++)
+			if ((int)strlen(names[i]) > w && unique_head(names, cnt, i, w) < 0)
+				break;
+		if (i == cnt)
+			break;
+	}
+	return w;
+}
+
 /* @text in lines of @cols columns at most, broken at its blanks. */
 void puts_wrapped(const char *text, int cols)
 {
@@ -250,6 +318,7 @@ static void fit_table(const struct kstats_opt *o, struct row **v, size_t n, doub
 	char head[TOP_COLS][TOP_CELL], buf[1024], out[512] = "";
 	int w[TOP_COLS], keep[TOP_COLS], npct, ncol, c, k, namew = 8, left = 0;
 	const double *pcts = table_pcts(o, &npct);
+	const char **names = top_alloc(NULL, (n + 1) * sizeof(*names));
 	size_t i;
 
 	ncol = 5 + npct;
@@ -267,12 +336,14 @@ static void fit_table(const struct kstats_opt *o, struct row **v, size_t n, doub
 		for (c = 0; c < ncol; c++)
 			w[c] = (int)strlen(cell[i][c]) > w[c] ? (int)strlen(cell[i][c]) : w[c];
 		namew = (int)strlen(v[i]->shown) > namew ? (int)strlen(v[i]->shown) : namew;
+		names[i] = v[i]->shown;
 	}
 	/* A table of no interval has no rate: a column of no width, left out. */
 	if (secs <= 0)
 		w[1] = -1;
-	/* Names whole up to 24 characters, before a column goes. */
-	namew = top_fit(o, cols, ncol, w, namew, namew < 24 ? namew : 24, keep);
+	/* Names whole up to 24 characters, before a column goes, and apart. */
+	namew = top_fit(o, cols, ncol, w, namew,
+			unique_width(names, n, namew < 24 ? namew : 24, cols / 2), keep);
 	namew = namew < (int)sizeof(buf) / 2 ? namew : (int)sizeof(buf) / 2;
 	k = snprintf(buf, sizeof(buf), "%-*s", namew, "function");
 	for (c = 0; c < ncol; c++) {
@@ -284,7 +355,7 @@ static void fit_table(const struct kstats_opt *o, struct row **v, size_t n, doub
 	}
 	puts(buf);
 	for (i = 0; i < n; i++) {
-		k = cut_name(buf, sizeof(buf), v[i]->shown, namew);
+		k = cut_unique(buf, sizeof(buf), names, n, i, namew);
 		k += snprintf(buf + k, sizeof(buf) - k, "%*s", namew - k > 0 ? namew - k : 0, "");
 		for (c = 0; c < ncol; c++)
 			if (keep[c] && (c != 1 || secs > 0))
@@ -296,6 +367,7 @@ static void fit_table(const struct kstats_opt *o, struct row **v, size_t n, doub
 			 out, "pipe, shows them)");
 		puts_wrapped(buf, cols);
 	}
+	free(names);
 	free(cell);
 }
 

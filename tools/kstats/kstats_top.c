@@ -47,11 +47,12 @@ struct top_screen {
 	long vfirst;		/* its first slot row shown: the view scrolled */
 	/*
 	 * The scroll that keys asked for since the last draw, in their order:
-	 * Home (-1) or End (1) first, then pages down (less up), each page
-	 * as long as the screen shows from where the one before ended.
+	 * Home (-1) or End (1) first, then the pages, each down (1) or up (-1)
+	 * from where the one before left the screen (at an edge, none).
 	 */
 	int vjump;
-	long vpages;
+	int vpages;
+	signed char vpage[64];
 	long vsel;		/* the row whose histogram vfirst scrolls */
 	char vrange[64];	/* the range of the slot row at vfirst: kept there */
 	long sel;		/* the selected row, an index of t->rows; -1: none yet */
@@ -261,8 +262,8 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 		      int cols)
 {
 	char cell[TOP_COLS][TOP_CELL], buf[1024], *text = NULL, *line, *nl;
-	long nrows = 0, fixed = 0, avail, shown, first, last, at, rest, pages, found = -1;
-	int jump;
+	long nrows = 0, fixed = 0, avail, shown, first, last, at, rest, found = -1;
+	int jump, pages, p;
 	const char *sep;
 	int wrapped, start;
 	const struct ks_hist *h;
@@ -376,10 +377,10 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 	 * the page that ends at the row before the first, a page of the
 	 * middle (a line above its rows, one below).
 	 */
-	for (; pages; pages += pages < 0 ? 1 : -1) {
-		if ((pages > 0 && first + shown >= nrows) || (pages < 0 && !first))
-			break;
-		first += pages > 0 ? shown : -(avail - 2);
+	for (p = 0; p < pages; p++) {
+		if ((scr->vpage[p] > 0 && first + shown >= nrows) || (scr->vpage[p] < 0 && !first))
+			continue;
+		first += scr->vpage[p] > 0 ? shown : -(avail - 2);
 		shown = view_page(&first, nrows, avail);
 	}
 	scr->vfirst = first;
@@ -499,6 +500,7 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 	struct row **v = top_sorted(t, o->sort, o->sort_pct, o->reverse, &n);
 	char buf[1024], (*cell)[TOP_COLS][TOP_CELL], filter[sizeof(scr->filter) + 64] = "";
 	char head[TOP_COLS][TOP_CELL];
+	const char **names;
 	const double *pcts = table_pcts(o, &npct);
 
 	term_size(&rows, &cols);
@@ -565,14 +567,16 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 	for (c = 0; c < ncol; c++)
 		w[c] = strlen(head[c]);
 	cell = top_alloc(NULL, (n + 1) * sizeof(*cell));
+	names = top_alloc(NULL, (n + 1) * sizeof(*names));
 	for (i = 0; i < n; i++) {
 		row_cells(o, v[i], secs, cell[i]);
 		for (c = 0; c < ncol; c++)
 			w[c] = (int)strlen(cell[i][c]) > w[c] ? (int)strlen(cell[i][c]) : w[c];
 		namew = (int)strlen(v[i]->shown) > namew ? (int)strlen(v[i]->shown) : namew;
+		names[i] = v[i]->shown;
 	}
 	/* The column of the marks takes one. */
-	namew = top_fit(o, cols - 1, ncol, w, namew, 8, keep);
+	namew = top_fit(o, cols - 1, ncol, w, namew, unique_width(names, n, 8, cols / 2), keep);
 	namew = namew < (int)sizeof(buf) / 2 ? namew : (int)sizeof(buf) / 2;
 	if (screen_left() > 0) {
 		k = snprintf(buf, sizeof(buf), " %-*s", namew, "function");
@@ -584,11 +588,11 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 	for (i = 0; i < n; i++) {
 		char mark = v[i]->mark ? v[i]->mark : ' ';
 
-		/* A name cut short keeps its start and its end (cut_name()). */
+		/* A name cut short keeps its start and its end, apart from the others'. */
 		buf[0] = mark;
-		k = 1 + cut_name(buf + 1, sizeof(buf) - 1, v[i]->shown, namew);
-		k += snprintf(buf + k, sizeof(buf) - k, "%*s", namew + 1 - k > 0 ? namew + 1 - k : 0,
-			      "");
+		k = 1 + cut_unique(buf + 1, sizeof(buf) - 1, names, n, i, namew);
+		k += snprintf(buf + k, sizeof(buf) - k, "%*s",
+			      namew + 1 - k > 0 ? namew + 1 - k : 0, "");
 		for (c = 0; c < ncol; c++)
 			if (keep[c])
 				k += snprintf(buf + k, sizeof(buf) - k, " %*s", w[c], cell[i][c]);
@@ -597,6 +601,7 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 	}
 	fputs("\033[J", stdout);
 	fflush(stdout);
+	free(names);
 	free(cell);
 	free(v - scr->first);
 }
@@ -686,7 +691,9 @@ static void page_key(struct top_screen *scr, int key)
 		scr->vjump = up ? -1 : 1;
 		scr->vpages = 0;
 	} else if (scr->view) {
-		scr->vpages += up ? -1 : 1;
+		/* More pages than a read holds keys: those past it are lost. */
+		if (scr->vpages < (int)sizeof(scr->vpage))
+			scr->vpage[scr->vpages++] = up ? -1 : 1;
 	} else if (key == KEY_HOME || key == KEY_END) {
 		scr->jump = up ? -1 : 1;
 		scr->move = 0;

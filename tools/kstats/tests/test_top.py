@@ -1010,7 +1010,10 @@ def test_top_browse():
                                  (b'\x1b[H\x1b[6~', pages[1], 'Home PgDn'),
                                  (b'\x1b[F\x1b[5~', before_last, 'End PgUp'),
                                  (b'\x1b[5~\x1b[6~\x1b[F\x1b[5~', before_last,
-                                  'PgUp PgDn End PgUp')):
+                                  'PgUp PgDn End PgUp'),
+                                 # At an edge, a page that cannot move: none.
+                                 (b'\x1b[H\x1b[5~\x1b[6~', pages[1], 'Home PgUp PgDn'),
+                                 (b'\x1b[F\x1b[6~\x1b[5~', before_last, 'End PgDn PgUp')):
             done, n = t.press(b'\x1b[H', lambda t, n: slots(t, n)[:1] == first)
             done, n = t.press(keys, lambda t, n, w=want: slots(t, n) == w) if done else \
                 (0, n)
@@ -1698,6 +1701,28 @@ def test_terminal_width(rng):
             'terminal of 200 columns: 80',
             not bad and rc == 0 and max(len(ln) for ln in out.splitlines()) <= 80 and
             'left out for the width' in out, bad)
+    # Names that differ in the middle only, cut: each still tells its
+    # row apart (the '~' moved), in the table, its A/B and top.
+    base = 'tcp_v4_do_rcv_established_fastpath_handler'
+    many = ['%s_%d%s' % (base, i, suf) for i in range(25)
+            for suf in ('', '.isra.0', '.constprop.0')]
+    dm = os.path.join(d, 'M')
+    gen.write_group(dm, {f: {0: draw(8, 200)} for f in many}, 3)
+    bad = []
+    for args, cols in (([dm], 40), ([dm], 60), (['--compare', dm, dm], 50), (['top'], 50)):
+        if args == ['top']:
+            with running(['top', '--dir', d, 'M', '-i', '1000'], 40, cols) as t:
+                t.until(lambda t: len(t.rows()) >= 30)
+                rc, shown = 0, [r[0].lstrip('+-') for r in t.rows()]
+        else:
+            rc, out = on_tty(args, cols)
+            shown = [ln.split()[0] for ln in out.splitlines()
+                     if ln.split()[:1] and ln.startswith(base[:9])]
+        if rc or len(shown) < 30 or len(set(shown)) != len(shown) or \
+                not all('~' in n for n in shown):
+            bad.append((args[0], cols, rc, shown))
+    H.check('75 names of 44 to 57 characters that differ in the middle, cut at 40 to 60 '
+            'columns: each shown once (the table, --compare, top)', not bad, bad)
     rc, out = on_tty(['--compare', da, db], 80)
     first = next((ln for ln in out.splitlines() if ln.startswith('tcp_sendmsg')), '')
     H.check('--compare DIR_A DIR_B at 80 columns: the regressed function first, its mean\'s '
