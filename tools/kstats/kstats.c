@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kstats: the options of every mode, their checks, and the dispatch to each mode. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,26 +147,33 @@ void parse_pcts(struct kstats_opt *o, const char *list)
  * --fail-if STAT>N% or STAT<N%: STAT is mean or pQ, one of -p's columns;
  * N signed or not (+5 and 5 alike).
  */
-void parse_fail_if(const struct kstats_opt *o, const char *spec, struct kstats_fail_if *r)
+void parse_fail_if(const struct kstats_opt *o, const char *text, struct kstats_fail_if *r)
 {
-	const char *op = strpbrk(spec, "<>");
-	char stat[32], *end;
-	int i;
+	char stat[32], *end, spec[sizeof(r->spec)];
+	const char *op;
+	size_t i, k;
 
+	/* Blanks are allowed, as in PromQL: 'p99 > +5%'. */
+	for (i = 0, k = 0; text[i] && k + 1 < sizeof(spec); i++)
+		if (!isspace((unsigned char)text[i]))
+			spec[k++] = text[i];
+	spec[k] = '\0';
+	op = strpbrk(spec, "<>");
 	if (!op || (size_t)(op - spec) >= sizeof(stat))
 		usage_error("--fail-if: '%s' is not STAT>N%% or STAT<N%% (STAT: mean or pQ)",
-			    spec);
+			    text);
 	snprintf(stat, sizeof(stat), "%.*s", (int)(op - spec), spec);
-	r->text = spec;
+	snprintf(r->spec, sizeof(r->spec), "%s", spec);
+	r->text = r->spec;
 	r->op = *op;
 	r->pct = strtod(op + 1, &end);
 	if (end == op + 1 || strcmp(end, "%"))
-		usage_error("--fail-if: '%s': the threshold is a percentage, as +5%%", spec);
+		usage_error("--fail-if: '%s': the threshold is a percentage, as +5%%", text);
 	if (!strcmp(stat, "mean")) {
 		r->stat = -1;
 		return;
 	}
-	for (i = 0; i < o->npct; i++) {
+	for (i = 0; i < (size_t)o->npct; i++) {
 		char q[32];
 
 		if (stat[0] == 'p' && !strcmp(stat + 1, pct_name(q, sizeof(q), o->pct[i]))) {

@@ -65,7 +65,8 @@ struct kstats_opt {
 	const char *cgroup;	/* kstats trace --cgroup */
 	/* --fail-if STAT>N% or STAT<N%, each: its text, statistic, sign, N */
 	struct kstats_fail_if {
-		const char *text;
+		const char *text;	/* the rule, without blanks: spec */
+		char spec[64];
 		int stat;	/* -1: the mean; else a column of pct */
 		int op;		/* '>' or '<' */
 		double pct;

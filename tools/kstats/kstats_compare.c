@@ -332,45 +332,69 @@ static double change_pct(const struct cmp_stat *st)
 }
 
 /*
- * A --fail-if rule that @name failed, on standard error; the interval
- * rounded outwards, as the tables print it.
+ * A --fail-if rule that @name failed, on standard error: the change to
+ * the decimals its interval supports (@maxd at most, as the table that
+ * prints it), the interval rounded outwards, as the tables print them.
  */
 static void say_failed(const struct kstats_fail_if *r, const char *name, double pct,
-		       double lo, double hi)
+		       double lo, double hi, int maxd)
 {
-	int dl, dh;
+	int dl, dh, d = change_decimals(lo, hi) < maxd ? change_decimals(lo, hi) : maxd;
 
-	lo = outwards(lo, false, &dl);
-	hi = outwards(hi, true, &dh);
-	kstats_warn("--fail-if %s: %s changed by %+.1f%% [%+.*f%%, %+.*f%%]", r->text, name,
-		    pct, dl, lo, dh, hi);
+	kstats_warn("--fail-if %s: %s changed by %+.*f%% [%+.*f%%, %+.*f%%]", r->text, name,
+		    d, rounded(pct, d), dl, outwards(lo, false, &dl), dh,
+		    outwards(hi, true, &dh));
 }
 
 /*
- * The --fail-if rules that @res fails, said on standard error for @name:
- * a statistic fails STAT>N% when the whole of the interval of its change
- * is above N% of A's value (STAT<N%: below), so that noise, which the
- * interval holds, fails no rule. Returns whether one failed.
+ * The --fail-if rules that could not be tested for some of the @n
+ * functions compared (@untested of each): a gate that cannot fail says so.
  */
-static bool fails_if(const struct kstats_opt *o, const struct cmp_result *res, const char *name)
+static void say_untested(const struct kstats_opt *o, const int *untested, size_t n)
+{
+	char count[64] = "";
+	int i;
+
+	for (i = 0; i < o->nfail_if; i++) {
+		if (!untested[i])
+			continue;
+		if (n > 1)
+			snprintf(count, sizeof(count), " for %d of %zu functions", untested[i], n);
+		kstats_warn("--fail-if %s: not tested%s: %s", o->fail_if[i].text, count,
+			    "no samples in A or B, or too few for an interval");
+	}
+}
+
+/*
+ * The --fail-if rules that @res fails, said on standard error for @name
+ * (the change to @maxd decimals at most): a statistic fails STAT>N% when
+ * the whole of the interval of its change is above N% of A's value
+ * (STAT<N%: below), so that noise, which the interval holds, fails no
+ * rule. A rule that cannot be tested (no samples in A or B, too few for
+ * an interval) adds one to its count in @untested, if given. Returns
+ * whether one failed.
+ */
+static bool fails_if(const struct kstats_opt *o, const struct cmp_result *res, const char *name,
+		     int maxd, int *untested)
 {
 	const struct kstats_fail_if *r;
 	const struct cmp_stat *st;
 	bool failed = false;
 	double lo, hi;
 
-	if (!res->sa.n || !res->sb.n)
-		return false;
 	for (r = o->fail_if; r < o->fail_if + o->nfail_if; r++) {
 		st = r->stat < 0 ? &res->mean : &res->pct[r->stat];
-		if (st->few)
+		if (!res->sa.n || !res->sb.n || st->few) {
+			if (untested)
+				untested[r - o->fail_if]++;
 			continue;
+		}
 		lo = st->a > 0 ? st->lo / st->a * 100 : st->lo > 0 ? INFINITY : -INFINITY;
 		hi = st->a > 0 ? st->hi / st->a * 100 : st->hi < 0 ? -INFINITY : INFINITY;
 		if (r->op == '>' ? lo <= r->pct : hi >= r->pct)
 			continue;
 		if (name)
-			say_failed(r, name, change_pct(st), lo, hi);
+			say_failed(r, name, change_pct(st), lo, hi, maxd);
 		failed = true;
 	}
 	return failed;
@@ -402,6 +426,7 @@ int compare_inputs(const struct kstats_opt *o, const struct ks_data *a, const st
 	int bits = a->bits < b->bits ? a->bits : b->bits;
 	struct ks_hist ca = { 0 }, cb = { 0 };
 	struct cmp_result res;
+	int untested[MAX_FAIL_IF] = { 0 }, ret;
 
 	if (a->bits != b->bits) {
 		kstats_warn("--compare: the inputs' frac_bits differ: %s has %d, %s has %d; %s %d, %s",
@@ -414,7 +439,9 @@ int compare_inputs(const struct kstats_opt *o, const struct ks_data *a, const st
 	free(ca.sum);
 	free(cb.count);
 	free(cb.sum);
-	return fails_if(o, &res, nb) ? EXIT_FAIL_IF : 0;
+	ret = fails_if(o, &res, nb, 2, untested) ? EXIT_FAIL_IF : 0;
+	say_untested(o, untested, 1);
+	return ret;
 }
 
 /* A function of both groups, compared. */
@@ -559,21 +586,35 @@ static void json_names(const char *key, char **names, size_t n)
 	printf("]");
 }
 
-/* The names of @n functions of one group only, in a line of text. */
+/*
+ * The names of @n functions of one group only, in a line of text; on a
+ * terminal, in lines of its width.
+ */
 static void text_names(const char *group, char **names, size_t n)
 {
-	char name[1024];
-	size_t i, k = 0;
+	char name[1024], *line = NULL;
+	size_t i, k = 0, size = 0;
+	int cols = out_width();
+	FILE *f;
 
 	for (i = 0; i < n; i++)
 		k += !!names[i];
 	if (!k)
 		return;
-	printf("in %s only (%zu):", shown(name, sizeof(name), group), k);
+	f = open_memstream(&line, &size);
+	if (!f)
+		die(1, "out of memory");
+	fprintf(f, "in %s only (%zu):", shown(name, sizeof(name), group), k);
 	for (i = 0; i < n; i++)
 		if (names[i])
-			printf(" %s", shown(name, sizeof(name), names[i]));
-	putchar('\n');
+			fprintf(f, " %s", shown(name, sizeof(name), names[i]));
+	if (fclose(f))
+		die(1, "out of memory");
+	if (cols)
+		puts_wrapped(line, cols);
+	else
+		puts(line);
+	free(line);
 }
 
 /*
@@ -760,7 +801,7 @@ int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, 
 {
 	char **fa, **fb, *pa, *pb, q[32], cell[96];
 	size_t n = 0, ka, kb, i, j;
-	int c, ret = 0, coarse = 0;
+	int c, ret = 0, coarse = 0, untested[MAX_FAIL_IF] = { 0 };
 	struct kstats_opt copy = *o0, *o = &copy;
 	struct cmp_row *rows;
 	struct ks_data a, b;
@@ -843,7 +884,7 @@ int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, 
 				}
 				printf(",\"ks_d\":%.6f,\"ks_p\":%.3g", r->d, r->p);
 			}
-			printf(",\"fails\":%s}", fails_if(o, r, NULL) ? "true" : "false");
+			printf(",\"fails\":%s}", fails_if(o, r, NULL, 1, NULL) ? "true" : "false");
 		}
 		printf("}");
 		json_names("only_a", fa, ka);
@@ -856,10 +897,11 @@ int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, 
 		legend(n);
 	}
 	for (i = 0; i < n; i++) {
-		if (fails_if(o, &rows[i].res, rows[i].name))
+		if (fails_if(o, &rows[i].res, rows[i].name, 1, untested))
 			ret = EXIT_FAIL_IF;
 		free(rows[i].name);
 	}
+	say_untested(o, untested, n);
 	for (i = 0; i < ka; i++)
 		free(fa[i]);
 	for (j = 0; j < kb; j++)

@@ -767,6 +767,23 @@ def test_group_compare(rng):
     check('--compare --fail-if: the interval said on stderr is the table\'s (%s)' % said,
           len(cells) == 3 and said.get('mean', '').replace('%', '') == cells[0] and
           said.get('p99', '').replace('%', '') == cells[2], (said, row))
+    # The change too, to the table's decimals (+60%, not +59.7%).
+    changes = dict(re.findall(r'--fail-if (\w+)[<>]\S*: vfs_write changed by (\S+) ', err))
+    shown = re.findall(r'([-+][\d.]+%) \[', row)
+    check('--compare --fail-if: the change said on stderr as the table prints it (%s, %s)'
+          % (changes, shown), len(shown) == 3 and changes.get('mean') == shown[0] and
+          changes.get('p99') == shown[2], (err, row))
+    # Blanks in a rule, as in PromQL; the rule said without them.
+    rc2, out2, err2 = run(['--compare', '-p', '50,99', '--fail-if', ' p99 > +5 % ',
+                           '--fail-if', 'mean>+10%', da, db])
+    check('--compare --fail-if \' p99 > +5 % \': as \'p99>+5%\'',
+          rc2 == rc and out2 == out and err2 == err, (rc2, err2))
+    # A rule that no function can be tested by says so; the status is 0.
+    rc2, out2, err2 = run(['--compare', '-p', '99.99', '--fail-if', 'p99.99>+5%', da, db])
+    check('--compare -p 99.99 --fail-if \'p99.99>+5%\' of 2000 to 3000 samples (too few for '
+          'its interval): "not tested for 3 of 3 functions" on stderr, exit 0',
+          rc2 == 0 and err2 == 'kstats: --fail-if p99.99>+5%: not tested for 3 of 3 '
+          'functions: no samples in A or B, or too few for an interval\n', (rc2, err2))
     check('--compare DIRs --fail-if \'p99>+5%\' --fail-if \'mean>+10%\': exit 3, each '
           'rule naming the regressed function only',
           rc == 3 and sorted(named) == [('mean>+10%', 'vfs_write'), ('p99>+5%', 'vfs_write')],

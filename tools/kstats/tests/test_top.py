@@ -1694,6 +1694,16 @@ def test_terminal_width(rng):
             elif width > cols and (len(rows) != len(prows) or 'left out for the width' not in
                                    said or not all(same_row(r, p) for r, p in zip(rows, prows))):
                 bad.append((args[0], cols, 'rows or their cells not the plain table\'s', out))
+    # The functions of one group only, named in lines of the width.
+    dc = os.path.join(d, 'C')
+    extra = ['%s_%d' % ('x' * 56, i) for i in range(6)]
+    gen.write_group(dc, dict({f: b[f] for f in names[2:]}, **{f: b[names[0]] for f in extra}),
+                    3)
+    rc, out = on_tty(['--compare', da, dc], 80)
+    lines = out.splitlines()
+    if rc or max(len(ln) for ln in lines) > 80 or \
+            not all(any(f in ln.split() for ln in lines) for f in extra + names[:2]):
+        bad.append(('--compare A C', 80, 'the names of one group only', out))
     rc, out = on_tty(['--compare', da, db], 200, {'COLUMNS': '80'})
     H.check('a group\'s table (at 40, 60, 120 columns) and --compare of two (at 50, 80, 140, '
             '200): each line within the terminal, the cells kept those of the plain table, '
