@@ -42,24 +42,23 @@ struct top_screen {
 	int paused;		/* P: no reads until P again */
 	int help;		/* ?: the keys' help instead of the table */
 	long hfirst;		/* its first line shown: the help scrolled */
-	long havail;		/* the lines that its last draw had */
 	int view;		/* Enter: the histogram of the selected row */
 	long vfirst;		/* its first slot row shown: the view scrolled */
 	/*
-	 * The scroll that keys asked for since the last draw, in their order:
-	 * Home (-1) or End (1) first, then the pages, each down (1) or up (-1)
-	 * from where the one before left the screen (at an edge, none).
+	 * The scroll that keys asked for since the last draw, in their
+	 * order, each from where the one before left the screen (at an
+	 * edge, none): a page down (1) or up (-1), End (2) or Home (-2).
 	 */
-	int vjump;
-	int vpages;
-	signed char vpage[64];
-	long vsel;		/* the row whose histogram vfirst scrolls */
+	signed char vkey[128];
+	int nvkeys;
+	long vsel;		/* the row whose histogram vfirst scrolls; -1: none */
 	char vrange[64];	/* the range of the slot row at vfirst: kept there */
 	long sel;		/* the selected row, an index of t->rows; -1: none yet */
 	size_t pos;		/* its place in the rows shown */
 	size_t first;		/* the first row shown: the table scrolled */
-	int jump;		/* Home (-1) or End (1) asked for, before move */
-	long move;		/* the cursor's move that keys asked for */
+	/* The rows of the last table drawn, in its order: where keys move. */
+	long *order;
+	size_t norder;
 	int page;		/* rows of the table on the screen */
 	/* /: the rows whose names hold the filter (or match it, a glob). */
 	char filter[128];
@@ -67,22 +66,82 @@ struct top_screen {
 	char edit[128];
 };
 
-/* The help that ? shows, a line each. */
-static const char * const top_keys_help[] = {
-	"Keys of kstats top (Up, Down, PgUp, PgDn scroll; any other key: the table):",
-	"  t  sort by total (the time spent)     c  sort by count",
-	"  p  sort by the last percentile        n  sort by name",
-	"  m  sort by max<=                      a  sort by avg",
-	"  R  reverse the sort",
-	"  Up, Down (k, j), PgUp, PgDn, Home, End: move the cursor; the table scrolls",
-	"  Enter  the histogram of the function under the cursor (Enter or Esc: back);",
-	"     there PgUp, PgDn, Home, End scroll it, Up, Down show another function's",
-	"  /  filter: the functions whose names hold the text typed, or match it",
-	"     (a glob of * ? [...]); Enter applies it, Esc cancels, empty: no filter",
-	"  P  pause: no reads until P again      q  quit",
-	"Marks before a name: + new since the read before (traced since), - gone",
-	NULL
+/*
+ * The help that ? shows: its title, a key each, and the marks; a text
+ * marked .pair shares a line with the next where the width holds both.
+ */
+static const struct {
+	const char *text;
+	bool pair;
+} top_keys_help[] = {
+	{ .text = "Keys of kstats top (Up, Down, k, j, PgUp, PgDn, Home, End scroll this; "
+		  "any other key: the table):" },
+	{ .text = "  t  sort by total (the time spent)", .pair = true },
+	{ .text = "  c  sort by count" },
+	{ .text = "  p  sort by the last percentile", .pair = true },
+	{ .text = "  n  sort by name" },
+	{ .text = "  m  sort by max<=", .pair = true },
+	{ .text = "  a  sort by avg" },
+	{ .text = "  R  reverse the sort" },
+	{ .text = "  Up, Down (k, j), PgUp, PgDn, Home, End: move the cursor; the table "
+		  "scrolls" },
+	{ .text = "  Enter  the histogram of the function under the cursor (Enter or Esc: "
+		  "back); there PgUp, PgDn, Home, End scroll it, Up, Down show another "
+		  "function's" },
+	{ .text = "  /  filter: the functions whose names hold the text typed, or match it "
+		  "(a glob of * ? [...]); Enter applies it, Esc cancels, empty: no filter" },
+	{ .text = "  P  pause: no reads until P again", .pair = true },
+	{ .text = "  q  quit" },
+	{ .text = "Marks before a name: + new since the read before (traced since), - gone" },
 };
+
+/* The width of a column of paired texts, and the help's lines at most. */
+#define HELP_COLW 38
+#define HELP_MAX 64
+
+/*
+ * @text into @lines (from @n, @max at most) of @cols columns, broken at
+ * its blanks; the lines after the first of a key's text indented as its
+ * text after the key (5 columns). Returns the lines.
+ */
+static int help_wrap(char (*lines)[160], int n, int max, const char *text, int cols)
+{
+	const char *p = text, *end, *brk;
+	int indent = 0, room;
+
+	while (*p && n < max) {
+		room = cols - indent > 10 ? cols - indent : 10;
+		room = room < 150 ? room : 150;
+		end = p + strlen(p);
+		if (end - p > room) {
+			for (brk = p + room; brk > p && *brk != ' '; brk--)
+				;
+			end = brk > p ? brk : p + room;
+		}
+		snprintf(lines[n++], sizeof(lines[0]), "%*s%.*s", indent, "", (int)(end - p), p);
+		p = end + strspn(end, " ");
+		indent = text[0] == ' ' ? 5 : 2;
+	}
+	return n;
+}
+
+/* The lines of the help at @cols columns into @lines: their count. */
+static int help_lines(char (*lines)[160], int cols)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(top_keys_help) && n < HELP_MAX; i++) {
+		if (top_keys_help[i].pair && cols >= 2 * HELP_COLW) {
+			snprintf(lines[n++], sizeof(lines[0]), "%-*s%s", HELP_COLW,
+				 top_keys_help[i].text, top_keys_help[i + 1].text);
+			i++;
+		} else {
+			n = help_wrap(lines, n, HELP_MAX, top_keys_help[i].text, cols);
+		}
+	}
+	return n;
+}
 
 /* The keys' line of the table and of the view: the most asked for first. */
 static const char * const table_keys[] = {
@@ -134,8 +193,9 @@ static size_t top_filter(const struct top_screen *scr, struct row **v, size_t n)
 
 /*
  * The cursor on the rows @v shown (@n): the selected row kept where it
- * went when sorted again, its place when it left; moved as the keys asked;
- * the table scrolled to show it among @page rows.
+ * went when sorted again, its place when it left (the keys moved it as
+ * they came: cursor_move()); the table scrolled to show it among @page
+ * rows. The rows' order kept for the keys.
  */
 static void top_cursor(struct top_screen *scr, struct top *t, struct row **v, size_t n,
 		       int page)
@@ -147,17 +207,14 @@ static void top_cursor(struct top_screen *scr, struct top *t, struct row **v, si
 		if (v[i] == &t->rows[scr->sel])
 			break;
 	p = i < n && scr->sel >= 0 ? (long)i : (long)scr->pos;
-	if (scr->jump)
-		p = scr->jump < 0 ? 0 : (long)n - 1;
-	scr->jump = 0;
-	if (scr->move > (long)n || scr->move < -(long)n)
-		scr->move = scr->move > 0 ? (long)n : -(long)n;
-	p += scr->move;
-	scr->move = 0;
 	p = p >= (long)n ? (long)n - 1 : p;
 	p = p < 0 ? 0 : p;
 	scr->pos = p;
 	scr->sel = n ? v[p] - t->rows : -1;
+	scr->order = top_alloc(scr->order, (n + 1) * sizeof(*scr->order));
+	for (i = 0; i < n; i++)
+		scr->order[i] = v[i] - t->rows;
+	scr->norder = n;
 	scr->page = page > 0 ? page : 1;
 	if (scr->pos < scr->first)
 		scr->first = scr->pos;
@@ -180,10 +237,23 @@ static void draw_header(const struct kstats_opt *o, const struct top_screen *scr
 	else
 		snprintf(when, sizeof(when), "since the start");
 	/*
-	 * Within the width: the widths of the slots left out first, then a
-	 * shorter form; a name longer than the line is what is cut.
+	 * Within the width: the widths of the slots left out first, then
+	 * shorter forms, the last without "kstats top", its name cut
+	 * (start~end) to leave the rest whole.
 	 */
-	for (form = 0; form < 4; form++) {
+	for (form = 0; form < 5; form++) {
+		if (form == 4) {
+			char rest[256], cut[256];
+			int n;
+
+			n = snprintf(rest, sizeof(rest), ": %zu/%zu, %s, %s%s, bits %s", called,
+				     listed, secs > 0 ? when + strlen("in the last ") : "start",
+				     sort_name(o), o->reverse ? " reversed" : "", top_bits(t, 0));
+			n += scr->paused ? strlen("paused ") : 0;
+			cut_name(cut, sizeof(cut), top_what(t, name), cols - n > 8 ? cols - n : 8);
+			snprintf(buf, sizeof(buf), "%s%s%s", scr->paused ? "paused " : "", cut, rest);
+			break;
+		}
 		if (form < 2)
 			snprintf(buf, sizeof(buf),
 				 "kstats top%s: %s %s, %zu %s, %zu with samples %s, sort: %s%s, bits %s",
@@ -226,12 +296,16 @@ static long view_page(long *first, long nrows, long avail)
 	return avail - (*first > 0) - (*first + avail - (*first > 0) < nrows);
 }
 
-/* The range that starts a slot row of the view's histogram: its length. */
+/*
+ * The start of a slot row of the view's histogram that names it, its
+ * lower bound ("[1024,"): a run of empty slots merged on one row keeps it
+ * when the run grows. Its length.
+ */
 static size_t range_len(const char *line)
 {
-	const char *end = strchr(line, ']');
+	const char *end = strchr(line, ',');
 
-	return end ? end + 1 - line : 0;
+	return *line == '[' && end ? end + 1 - line : 0;
 }
 
 /* Whether slot row @line starts with @range: 0 if so, as strcmp. */
@@ -244,6 +318,7 @@ static int range_cmp(const char *line, const char *range)
 	return !n || !range[0] || strlen(range) != n || strncmp(line, range, n);
 }
 
+/* The start of slot row @line (range_len()) into @range, @size bytes. */
 static void range_copy(char *range, size_t size, const char *line)
 {
 	size_t n;
@@ -261,9 +336,9 @@ static void range_copy(char *range, size_t size, const char *line)
 static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const struct row *r,
 		      int cols)
 {
-	char cell[TOP_COLS][TOP_CELL], buf[1024], *text = NULL, *line, *nl;
+	char cell[TOP_COLS][TOP_CELL], buf[1024], name[512], *text = NULL, *line, *nl;
 	long nrows = 0, fixed = 0, avail, shown, first, last, at, rest, found = -1;
-	int jump, pages, p;
+	int nkeys, p;
 	const char *sep;
 	int wrapped, start;
 	const struct ks_hist *h;
@@ -274,16 +349,22 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 	FILE *f;
 
 	/* A scroll asked for applies to this draw, or to none. */
-	jump = scr->vjump;
-	pages = scr->vpages;
-	scr->vjump = 0;
-	scr->vpages = 0;
+	nkeys = scr->nvkeys;
+	scr->nvkeys = 0;
 	/*
-	 * Its figures, whole, as many as the width holds on two lines (the
-	 * second indented): never a cut number.
+	 * Its figures, whole, on as many lines as the width needs (those
+	 * after the first indented) while one is left for the histogram's
+	 * rows: never a cut number.
 	 */
 	row_cells(o, r, 0, cell);
-	k = snprintf(buf, sizeof(buf), "%s%s:", r->shown, r->mark == '-' ? " (gone)" : "");
+	/*
+	 * A name longer than the line cut (start~end), as the table's; on a
+	 * screen too short for a second line, short enough for the count.
+	 */
+	k = (r->mark == '-' ? strlen(" (gone)") : 0) +
+	    (screen_left() < 4 ? strlen(" count ") + strlen(cell[0]) : 0);
+	cut_name(name, sizeof(name), r->shown, cols - 1 - k > 8 ? cols - 1 - k : 8);
+	k = snprintf(buf, sizeof(buf), "%s%s:", name, r->mark == '-' ? " (gone)" : "");
 	for (i = 0, wrapped = 0, start = k; i < npct + 4; i++) {
 		char field[TOP_CELL + 48], q[32];
 		int len;
@@ -302,7 +383,7 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 		len += strlen(sep);
 		if (k + len > cols || k + len >= (int)sizeof(buf)) {
 			/* A line kept for the histogram's rows, or to say them. */
-			if (wrapped || screen_left() < (r->n ? 3 : 2))
+			if (screen_left() < 3)
 				break;
 			screen_line(buf, cols, NULL);
 			wrapped = 1;
@@ -368,23 +449,37 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 	 * them saying those scrolled past, one below saying those left.
 	 */
 	avail = screen_left() - fixed;
-	if (found >= 0)
+	/* Scrolled, on the row of its range; at the top, the top still. */
+	if (found >= 0 && scr->vfirst > 0)
 		scr->vfirst = found;
-	first = jump < 0 ? 0 : jump > 0 ? nrows : scr->vfirst;
+	first = scr->vfirst;
 	shown = view_page(&first, nrows, avail);
 	/*
-	 * A page at a time: PgDn shows the row after the last shown; PgUp
+	 * A key at a time: PgDn shows the row after the last shown; PgUp
 	 * the page that ends at the row before the first, a page of the
-	 * middle (a line above its rows, one below).
+	 * middle (a line above its rows, one below); Home and End the ends.
 	 */
-	for (p = 0; p < pages; p++) {
-		if ((scr->vpage[p] > 0 && first + shown >= nrows) || (scr->vpage[p] < 0 && !first))
-			continue;
-		first += scr->vpage[p] > 0 ? shown : -(avail - 2);
+	for (p = 0; p < nkeys; p++) {
+		if (scr->vkey[p] == 2 || scr->vkey[p] == -2)
+			first = scr->vkey[p] < 0 ? 0 : nrows;
+		else if (scr->vkey[p] > 0 && first + shown < nrows)
+			first += shown;
+		else if (scr->vkey[p] < 0)
+			first -= avail - 2;
 		shown = view_page(&first, nrows, avail);
 	}
 	scr->vfirst = first;
 	last = first + shown;
+	/* The range of the first row shown, where it is kept. */
+	scr->vrange[0] = '\0';
+	for (line = text, at = -fixed; first > 0 && *line && at <= first; at++) {
+		if (at == first)
+			range_copy(scr->vrange, sizeof(scr->vrange), line);
+		line = strchr(line, '\n');
+		if (!line)
+			break;
+		line++;
+	}
 	for (line = text, at = -fixed; *line && screen_left() > 0; line = nl + 1, at++) {
 		nl = strchr(line, '\n');
 		if (!nl)
@@ -397,8 +492,6 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 		}
 		if (at >= 0 && at < first)
 			continue;
-		if (at == first)
-			range_copy(scr->vrange, sizeof(scr->vrange), line);
 		/*
 		 * Rows that do not fit: said on the last line, not left out
 		 * unsaid, also where the legend fills the screen.
@@ -416,43 +509,48 @@ static void draw_view(const struct kstats_opt *o, struct top_screen *scr, const 
 	free(text);
 }
 
-#define HELP_LINES ((long)ARRAY_SIZE(top_keys_help) - 1)
-
 /*
- * ?: the help, from its line @scr->hfirst where it does not all fit, the
- * lines above and below said as the view's rows are.
+ * ?: the help in lines of the width, from its line @scr->hfirst where it
+ * does not all fit, the lines above and below said as the view's rows are.
  */
 static void draw_help(struct top_screen *scr, int cols)
 {
-	long first = scr->hfirst, shown, i;
-	char buf[128];
+	char buf[128], lines[HELP_MAX][160];
+	long first = scr->hfirst, shown, i, all, avail = screen_left();
 
-	scr->havail = screen_left();
-	shown = view_page(&first, HELP_LINES, scr->havail);
+	/* Lines of 80 columns at most: a help of short lines reads better. */
+	all = help_lines(lines, cols < 80 ? cols : 80);
+	shown = view_page(&first, all, avail);
 	scr->hfirst = first;
 	if (first > 0) {
 		snprintf(buf, sizeof(buf), "... %ld lines above: PgUp, Home", first);
 		screen_line(buf, cols, NULL);
 	}
 	for (i = first; i < first + shown; i++)
-		screen_line(top_keys_help[i], cols, NULL);
-	if (first + shown < HELP_LINES) {
-		i = HELP_LINES - first - shown;
+		screen_line(lines[i], cols, NULL);
+	if (first + shown < all) {
+		i = all - first - shown;
 		snprintf(buf, sizeof(buf), "... %ld more line%s: %s", i, i == 1 ? "" : "s",
-			 scr->havail < 3 ? "a taller terminal shows them" : "PgDn, End");
+			 avail < 3 ? "a taller terminal shows them" : "PgDn, End");
 		screen_line(buf, cols, NULL);
 	}
 }
 
 /*
- * A key in the help: those that move scroll it, a line or a page (as
- * the last draw had it) at a time; any other leaves it. Whether it
- * scrolled.
+ * A key in the help: those that move scroll it, a line or a page of the
+ * terminal as it is (the help below the header and the keys' line) at a
+ * time; any other leaves it. Whether it is one that scrolls.
  */
 static bool help_key(struct top_screen *scr, int key)
 {
-	long first = scr->hfirst, avail = scr->havail;
-	long shown = view_page(&first, HELP_LINES, avail);
+	char lines[HELP_MAX][160];
+	int rows, cols;
+	long first = scr->hfirst, avail, all, shown;
+
+	term_size(&rows, &cols);
+	avail = rows - 1 - (rows >= 4);
+	all = help_lines(lines, cols < 80 ? cols : 80);
+	shown = view_page(&first, all, avail);
 
 	switch (key) {
 	case KEY_UP:
@@ -468,18 +566,18 @@ static bool help_key(struct top_screen *scr, int key)
 		first -= avail - 2;
 		break;
 	case KEY_PGDN:
-		first += first + shown < HELP_LINES ? shown : 0;
+		first += first + shown < all ? shown : 0;
 		break;
 	case KEY_HOME:
 		first = 0;
 		break;
 	case KEY_END:
-		first = HELP_LINES;
+		first = all;
 		break;
 	default:
 		return false;
 	}
-	view_page(&first, HELP_LINES, avail);
+	view_page(&first, all, avail);
 	scr->hfirst = first;
 	return true;
 }
@@ -680,25 +778,40 @@ static void filter_key(struct top_screen *scr, int key)
 }
 
 /*
- * PgUp, PgDn, Home, End: the cursor moved, or in the view its histogram
- * scrolled. Home and End forget the moves before them, not those after.
+ * The cursor moved by @d rows of the table last drawn, at once, as each
+ * key comes: at its first or last row, no further. In the view, another
+ * function's histogram, from its start: the scroll asked for before is
+ * that of the one left.
  */
+static void cursor_move(struct top_screen *scr, long d)
+{
+	long p = (long)scr->pos;
+
+	if (!scr->norder)
+		return;
+	d = d > (long)scr->norder ? (long)scr->norder : d < -(long)scr->norder ?
+	    -(long)scr->norder : d;
+	p = p + d < 0 ? 0 : p + d >= (long)scr->norder ? (long)scr->norder - 1 : p + d;
+	if (scr->order[p] != scr->sel && scr->view) {
+		scr->vsel = -1;
+		scr->nvkeys = 0;
+	}
+	scr->pos = p;
+	scr->sel = scr->order[p];
+}
+
+/* PgUp, PgDn, Home, End: the cursor moved, or in the view its histogram scrolled. */
 static void page_key(struct top_screen *scr, int key)
 {
-	int up = key == KEY_PGUP || key == KEY_HOME;
+	int up = key == KEY_PGUP || key == KEY_HOME, end = key == KEY_HOME || key == KEY_END;
 
-	if (scr->view && (key == KEY_HOME || key == KEY_END)) {
-		scr->vjump = up ? -1 : 1;
-		scr->vpages = 0;
-	} else if (scr->view) {
-		/* More pages than a read holds keys: those past it are lost. */
-		if (scr->vpages < (int)sizeof(scr->vpage))
-			scr->vpage[scr->vpages++] = up ? -1 : 1;
-	} else if (key == KEY_HOME || key == KEY_END) {
-		scr->jump = up ? -1 : 1;
-		scr->move = 0;
+	if (scr->view) {
+		/* More than a read holds: none (a read is 256 bytes, a key 3 or 4). */
+		if (scr->nvkeys < (int)sizeof(scr->vkey))
+			scr->vkey[scr->nvkeys++] = (up ? -1 : 1) * (end ? 2 : 1);
 	} else {
-		scr->move += up ? -scr->page : scr->page;
+		cursor_move(scr, end ? (up ? -1 : 1) * (long)scr->norder :
+			    up ? -scr->page : scr->page);
 	}
 }
 
@@ -748,18 +861,20 @@ static int top_keys(struct kstats_opt *o, struct top_screen *scr, int *stdin_ope
 		case KEY_ESC:
 		case KEY_LEFT:
 			scr->view = 0;
+			scr->nvkeys = 0;
 			continue;
 		case '\n':
 		case '\r':
 			scr->view = !scr->view;
+			scr->nvkeys = 0;
 			continue;
 		case KEY_UP:
 		case 'k':
-			scr->move--;
+			cursor_move(scr, -1);
 			continue;
 		case KEY_DOWN:
 		case 'j':
-			scr->move++;
+			cursor_move(scr, 1);
 			continue;
 		case KEY_PGUP:
 		case KEY_PGDN:
@@ -1071,6 +1186,7 @@ int top_main(int argc, char **argv)
 			draw(o, &scr, t, name, secs);
 	}
 	tty_leave();
+	free(scr.order);
 	t->hold = 0;
 	top_say_skipped(t);
 	top_free(t);

@@ -738,9 +738,12 @@ def test_top_browse():
                                  (b'\x1b[6~', 'ccc', ['bbb', 'eee', 'ccc']),
                                  (b'\x1b[H', 'ddd', ['ddd', 'bbb', 'eee']),
                                  (b'\x1b[A', 'ddd', ['ddd', 'bbb', 'eee']),
-                                 # Keys read together: each after the one before.
+                                 # Keys read together: each after the one before,
+                                 # none past the first or last row.
                                  (b'\x1b[H\x1b[B', 'bbb', ['ddd', 'bbb', 'eee']),
-                                 (b'\x1b[F\x1b[A', 'aaa', ['eee', 'ccc', 'aaa'])):
+                                 (b'\x1b[F\x1b[A', 'aaa', ['eee', 'ccc', 'aaa']),
+                                 (b'\x1b[H\x1b[A\x1b[B', 'bbb', ['bbb', 'eee', 'ccc']),
+                                 (b'\x1b[F\x1b[B\x1b[A', 'aaa', ['eee', 'ccc', 'aaa'])):
             n = len(t.out)
             t.send(keys)
             ok = t.until(lambda t: t.frame(n))
@@ -877,6 +880,18 @@ def test_top_browse():
         ok = t.until(lambda t: len(t.rows()) == 6)
         done, n = t.press(b'?', lambda t, n: any('P  pause' in ln for ln in t.frame(n)))
         whole = help_lines(t, n) if ok and done else []
+    # At 40 columns, every word of the help whole, in lines of 40; the
+    # header whole to its bits.
+    with running(['top', '--dir', d, 'grp', '-i', '1000'], 40, 40) as t:
+        ok = t.until(lambda t: len(t.rows()) >= 1)
+        head = t.frame()[0] if ok else ''
+        done, n = t.press(b'?', lambda t, n: any('quit' in ln for ln in t.frame(n)))
+        narrow = help_lines(t, n) if done else []
+    H.check('top at 40 columns: the header whole to its bits (%s); ? shows every word of '
+            'the help, in lines of 40' % head,
+            re.search(r'bits 1$', head) and len(head) <= 40 and
+            ' '.join(narrow).split() == ' '.join(whole).split() and
+            max(len(ln) for ln in narrow) <= 40, (head, narrow))
     with running(['top', '--dir', d, 'grp', '-i', '1000'], 8, 100) as t:
         ok = t.until(lambda t: len(t.rows()) >= 1)
         done, n = t.press(b'?', lambda t, n: said(t, n, 'more lines: PgDn'))
@@ -904,6 +919,22 @@ def test_top_browse():
                 ok and len(whole) > 10 and seen == whole and len(pages) >= 3 and
                 ups == len(pages) - 1 and back and lines and done and
                 t.frame(n)[1].startswith('keys: '), (whole, pages, down, t.frame(n)))
+
+    # 4 lines, a function without samples (fff, the last row): its
+    # figures on one line, then that it has none.
+    with running(['top', '--dir', d, 'grp', '-i', '1000'], 4, 50) as t:
+        ok = t.until(lambda t: len(t.frame()) >= 3)
+        done, n = t.press(b'\x1b[F\n', lambda t, n: 'fff' in ' '.join(t.frame(n)))
+        f = t.frame(n)
+        H.check('top at 50x4, End and Enter read together: the view of fff, "no samples in '
+                'this interval" last', ok and done and len(f) == 4 and
+                f[2].startswith('fff: count 0') and f[3] == 'no samples in this interval', f)
+    # ? and PgDn read together: the help's second page.
+    with running(['top', '--dir', d, 'grp', '-i', '1000'], 8, 100) as t:
+        ok = t.until(lambda t: len(t.rows()) >= 1)
+        done, n = t.press(b'?\x1b[6~', lambda t, n: said(t, n, 'lines above'))
+        H.check('top: ? and PgDn read together: the help\'s second page',
+                ok and done and help_lines(t, n)[:1] == pages[1][:1], (pages, t.frame(n)))
 
     # 3 and 4 lines: the figures on one line, the last says the rows.
     for rows in (3, 4):
@@ -934,20 +965,35 @@ def test_top_browse():
     long_name = 'a_function_with_a_name_of_fifty_characters_or_so_x'
     gl = os.path.join(tempfile.mkdtemp(dir=H.TMP), 'grp')
     gen.write_group(gl, {long_name: {0: [1000] * 7}}, BITS)
-    t = Pty(rows=10, cols=50)
-    try:
-        t.start(['top', '--dir', os.path.dirname(gl), 'grp', '-i', '1000'])
+    with running(['top', '--dir', os.path.dirname(gl), 'grp', '-i', '1000'], 10, 50) as t:
         ok = t.until(lambda t: len(t.rows()) == 1)
         done, n = t.press(b'\n', lambda t, n: said(t, n, 'range'))
         f = t.frame(n)
         H.check('top at 50 columns, the histogram of a function of a 51-character name: '
                 'its figures on the next line, whole',
-                ok and done and len(f) > 3 and f[2].startswith(long_name[:40]) and
+                ok and done and len(f) > 3 and f[2].startswith(long_name[:20]) and
                 f[3].startswith('  count 7, p50 ') and len(f[3]) <= 50, f[:5])
-        t.send(b'q')
-        t.wait()
-    finally:
-        t.close()
+    # 3 lines: the name cut to leave room for the count beside it.
+    with running(['top', '--dir', os.path.dirname(gl), 'grp', '-i', '1000'], 3, 50) as t:
+        ok = t.until(lambda t: len(t.frame()) >= 2)
+        done, n = t.press(b'\n', lambda t, n: said(t, n, 'more row'))
+        f = t.frame(n)
+        H.check('top at 50x3, the histogram of a function of a 51-character name: its name '
+                'cut, its count beside it (%s)' % f[1:2], ok and done and len(f) == 3 and
+                '~' in f[1] and f[1].endswith(': count 7') and len(f[1]) <= 50, f)
+    # At 40 columns: the name cut (start~end), the figures on the lines
+    # they need, each whole.
+    with running(['top', '--dir', os.path.dirname(gl), 'grp', '-i', '1000'], 14, 40) as t:
+        ok = t.until(lambda t: len(t.rows()) == 1)
+        done, n = t.press(b'\n', lambda t, n: said(t, n, 'range'))
+        f = t.frame(n)
+        figs = ' '.join(f[3:f.index(next((ln for ln in f if 'range' in ln), f[-1])) - 1])
+        H.check('top at 40 columns, the histogram of a function of a 51-character name: the '
+                'name cut with a ~ (%s), every figure whole on the lines below' % f[2:3],
+                ok and done and len(f) > 5 and f[2].startswith(long_name[:15]) and '~' in f[2]
+                and f[2].endswith(long_name[-10:] + ':') and len(f[2]) <= 40 and
+                all(w in figs for w in ('count 7,', 'max<= ', 'total 7000,', 'avg 1000')),
+                f[:8])
     t = Pty(rows=14, cols=100)
     try:
         t.start(['top', '--dir', os.path.dirname(g), 'grp', '-i', '1000'])
@@ -1024,41 +1070,58 @@ def test_top_browse():
     finally:
         t.close()
 
-    # The view keeps its first row's slot where slots came before it:
-    # the next interval's samples also in 12 slots below the
-    # histogram's.
+    # The view keeps its first row's slot where slots come before it; at
+    # its top it shows them. Paused (P) between the reads, so that no key
+    # races an interval: each snapshot adds the next interval's samples,
+    # in slots below the histogram's.
     low = [int(2 ** (i / 4)) for i in range(20, 32)]
+    lower = [int(2 ** (i / 4)) for i in range(6, 20)]
     d2 = tempfile.mkdtemp(dir=H.TMP)
     g = os.path.join(d2, 'grp')
     gen.write_group(g, {'spread': {0: spread}}, BITS)
-    with running(['top', '--dir', d2, 'grp', '-i', '0.3'], 14, 100) as t:
-        ok = t.until(lambda t: len(t.rows()) == 1)
-        done, n = t.press(b'\n', lambda t, n: said(t, n, 'more rows: PgDn'))
-        done, n = t.press(b'\x1b[6~', lambda t, n: said(t, n, 'rows above')) if done else \
-            (0, n)
-        was = slots(t, n)[:1]
-        above = [ln for ln in t.frame(n) if 'rows above' in ln]
+
+    def interval(t, samples, count):
+        """The group's next snapshot (SAMPLES in all), read by unpausing
+        top until it shows COUNT samples, then paused: its first whole
+        screen with them."""
         m = len(t.out)
         tmp = os.path.join(d2, 'new')
-        gen.write_group(tmp, {'spread': {0: spread + spread + low}}, BITS)
+        gen.write_group(tmp, {'spread': {0: samples}}, BITS)
         for f in ('spread', '_summary'):
             os.replace(os.path.join(tmp, f), os.path.join(g, f))
-        count = 'spread: count %d' % (len(spread) + len(low))
+        want = ('spread: count %d' % count).encode()
 
         def counted(t):
-            """The whole screens drawn since byte m with the new count."""
             return [f.split(b'\x1b[J')[0] for f in t.out[m:].split(b'\x1b[H')[1:]
-                    if b'\x1b[J' in f and count.encode() in f.split(b'\x1b[J')[0]]
-        ok = ok and done and t.until(counted)
-        frames = counted(t)
-        f = re.sub(rb'\x1b\[[0-9;?]*[A-Za-z]', b'', frames[0] if frames else b'')
-        f = f.decode(errors='replace').replace('\r', '').split('\n')
-        moved = [tuple(int(x) for x in mm.groups()) for ln in f
-                 for mm in [hist_row.match(ln)] if mm]
+                    if b'\x1b[J' in f and want in f.split(b'\x1b[J')[0]]
+        t.send(b'P')
+        ok = t.until(counted)
+        t.send(b'P')
+        t.until(lambda t: b'paused' in t.out[m:].rsplit(b'\x1b[H', 1)[-1])
+        f = re.sub(rb'\x1b\[[0-9;?]*[A-Za-z]', b'', counted(t)[0] if ok else b'')
+        return f.decode(errors='replace').replace('\r', '').split('\n')
+
+    def first_row(f):
+        return [tuple(int(x) for x in mm.groups()) for ln in f
+                for mm in [hist_row.match(ln)] if mm][:1]
+    with running(['top', '--dir', d2, 'grp', '-i', '0.5'], 14, 100) as t:
+        ok = t.until(lambda t: len(t.rows()) == 1)
+        done, n = t.press(b'\nP', lambda t, n: said(t, n, 'more rows: PgDn') and
+                          said(t, n, 'paused'))
+        f = interval(t, spread * 2 + low, len(spread) + len(low))
+        top = first_row(f)
+        H.check('top: at the top of the view, slots that come before its first row are '
+                'shown (%s)' % top, ok and done and top and top[0][0] <= max(low) and
+                not any('rows above' in ln for ln in f), f)
+        done, n = t.press(b'\x1b[6~', lambda t, n: said(t, n, 'rows above')) if done else \
+            (0, n)
+        was = first_row(t.frame(n))
+        above = [ln for ln in t.frame(n) if 'rows above' in ln]
+        f = interval(t, spread * 3 + low + lower, len(spread) + len(lower))
         now = [ln for ln in f if 'rows above' in ln]
         H.check('top: the view keeps its first row (%s) where slot rows come before it '
                 '(%s, then %s)' % (was, above, now),
-                ok and was and moved[:1] == was and above and now and
+                ok and was and first_row(f) == was and above and now and
                 int(now[0].split()[1]) > int(above[0].split()[1]), f)
 
     # A function traced since the read before (ggg) is marked +, one gone
