@@ -331,13 +331,7 @@ static void fit_table(const struct kstats_opt *o, struct row **v, size_t n, doub
 			snprintf(head[c], TOP_CELL, "%s", heads[c < 2 ? c : c - npct]);
 		w[c] = strlen(head[c]);
 	}
-	for (i = 0; i < n; i++) {
-		row_cells(o, v[i], secs, cell[i]);
-		for (c = 0; c < ncol; c++)
-			w[c] = (int)strlen(cell[i][c]) > w[c] ? (int)strlen(cell[i][c]) : w[c];
-		namew = (int)strlen(v[i]->shown) > namew ? (int)strlen(v[i]->shown) : namew;
-		names[i] = v[i]->shown;
-	}
+	namew = rows_cells(o, v, n, secs, cell, ncol, w, names, namew);
 	/* A table of no interval has no rate: a column of no width, left out. */
 	if (secs <= 0)
 		w[1] = -1;
@@ -400,6 +394,22 @@ void print_table(const struct kstats_opt *o, struct top *t, double secs, int col
 	}
 	free(buf);
 	free(v);
+}
+
+int rows_cells(const struct kstats_opt *o, struct row **v, size_t n, double secs,
+	       char cell[][TOP_COLS][TOP_CELL], int ncol, int *w, const char **names, int namew)
+{
+	size_t i;
+	int c;
+
+	for (i = 0; i < n; i++) {
+		row_cells(o, v[i], secs, cell[i]);
+		for (c = 0; c < ncol; c++)
+			w[c] = (int)strlen(cell[i][c]) > w[c] ? (int)strlen(cell[i][c]) : w[c];
+		namew = (int)strlen(v[i]->shown) > namew ? (int)strlen(v[i]->shown) : namew;
+		names[i] = v[i]->shown;
+	}
+	return namew;
 }
 
 /* @r's cells, as table_row() prints them. */

@@ -68,14 +68,16 @@ struct top_screen {
 
 /*
  * The help that ? shows: its title, a key each, and the marks; a text
- * marked .pair shares a line with the next where the width holds both.
+ * marked .pair shares a line with the next where the width holds both,
+ * one marked .more goes on in the next (a blank between them).
  */
 static const struct {
 	const char *text;
 	bool pair;
+	bool more;
 } top_keys_help[] = {
-	{ .text = "Keys of kstats top (Up, Down, k, j, PgUp, PgDn, Home, End scroll this; "
-		  "any other key: the table):" },
+	{ .text = "Keys of kstats top (Up, Down, k, j, PgUp, PgDn, Home, End", .more = true },
+	{ .text = "scroll this; any other key: the table):" },
 	{ .text = "  t  sort by total (the time spent)", .pair = true },
 	{ .text = "  c  sort by count" },
 	{ .text = "  p  sort by the last percentile", .pair = true },
@@ -83,13 +85,14 @@ static const struct {
 	{ .text = "  m  sort by max<=", .pair = true },
 	{ .text = "  a  sort by avg" },
 	{ .text = "  R  reverse the sort" },
-	{ .text = "  Up, Down (k, j), PgUp, PgDn, Home, End: move the cursor; the table "
-		  "scrolls" },
-	{ .text = "  Enter  the histogram of the function under the cursor (Enter or Esc: "
-		  "back); there PgUp, PgDn, Home, End scroll it, Up, Down show another "
-		  "function's" },
-	{ .text = "  /  filter: the functions whose names hold the text typed, or match it "
-		  "(a glob of * ? [...]); Enter applies it, Esc cancels, empty: no filter" },
+	{ .text = "  Up, Down (k, j), PgUp, PgDn, Home, End: move the cursor;", .more = true },
+	{ .text = "the table scrolls" },
+	{ .text = "  Enter  the histogram of the function under the cursor", .more = true },
+	{ .text = "(Enter or Esc: back); there PgUp, PgDn, Home, End scroll it,", .more = true },
+	{ .text = "Up, Down show another function's" },
+	{ .text = "  /  filter: the functions whose names hold the text typed,", .more = true },
+	{ .text = "or match it (a glob of * ? [...]); Enter applies it,", .more = true },
+	{ .text = "Esc cancels, empty: no filter" },
 	{ .text = "  P  pause: no reads until P again", .pair = true },
 	{ .text = "  q  quit" },
 	{ .text = "Marks before a name: + new since the read before (traced since), - gone" },
@@ -137,7 +140,16 @@ static int help_lines(char (*lines)[160], int cols)
 				 top_keys_help[i].text, top_keys_help[i + 1].text);
 			i++;
 		} else {
-			n = help_wrap(lines, n, HELP_MAX, top_keys_help[i].text, cols);
+			char text[512];
+			size_t len = 0;
+
+			for (; i < ARRAY_SIZE(top_keys_help); i++) {
+				len += snprintf(text + len, sizeof(text) - len, "%s%s",
+						len ? " " : "", top_keys_help[i].text);
+				if (!top_keys_help[i].more || len >= sizeof(text) - 1)
+					break;
+			}
+			n = help_wrap(lines, n, HELP_MAX, text, cols);
 		}
 	}
 	return n;
@@ -251,7 +263,8 @@ static void draw_header(const struct kstats_opt *o, const struct top_screen *scr
 				     sort_name(o), o->reverse ? " reversed" : "", top_bits(t, 0));
 			n += scr->paused ? strlen("paused ") : 0;
 			cut_name(cut, sizeof(cut), top_what(t, name), cols - n > 8 ? cols - n : 8);
-			snprintf(buf, sizeof(buf), "%s%s%s", scr->paused ? "paused " : "", cut, rest);
+			snprintf(buf, sizeof(buf), "%s%s%s", scr->paused ? "paused " : "",
+				 cut, rest);
 			break;
 		}
 		if (form < 2)
@@ -666,13 +679,7 @@ static void draw(const struct kstats_opt *o, struct top_screen *scr, struct top 
 		w[c] = strlen(head[c]);
 	cell = top_alloc(NULL, (n + 1) * sizeof(*cell));
 	names = top_alloc(NULL, (n + 1) * sizeof(*names));
-	for (i = 0; i < n; i++) {
-		row_cells(o, v[i], secs, cell[i]);
-		for (c = 0; c < ncol; c++)
-			w[c] = (int)strlen(cell[i][c]) > w[c] ? (int)strlen(cell[i][c]) : w[c];
-		namew = (int)strlen(v[i]->shown) > namew ? (int)strlen(v[i]->shown) : namew;
-		names[i] = v[i]->shown;
-	}
+	namew = rows_cells(o, v, n, secs, cell, ncol, w, names, namew);
 	/* The column of the marks takes one. */
 	namew = top_fit(o, cols - 1, ncol, w, namew, unique_width(names, n, 8, cols / 2), keep);
 	namew = namew < (int)sizeof(buf) / 2 ? namew : (int)sizeof(buf) / 2;

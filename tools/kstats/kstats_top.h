@@ -147,6 +147,13 @@ void print_table(const struct kstats_opt *o, struct top *t, double secs, int col
 #define TOP_CELL	32
 void row_cells(const struct kstats_opt *o, const struct row *r, double secs,
 	       char cell[][TOP_CELL]);
+/*
+ * The cells of @n rows @v into @cell, the widest of each of @ncol columns
+ * into @w (at least as wide as they come) and the names into @names;
+ * returns the widest name, @namew at least.
+ */
+int rows_cells(const struct kstats_opt *o, struct row **v, size_t n, double secs,
+	       char cell[][TOP_COLS][TOP_CELL], int ncol, int *w, const char **names, int namew);
 /* Which of @ncol columns of widths @w fit @cols: @keep; the names' width. */
 int top_fit(const struct kstats_opt *o, int cols, int ncol, const int *w, int namew, int minw,
 	    int *keep);
