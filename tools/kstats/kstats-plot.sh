@@ -447,7 +447,10 @@ dumb)
 	setterm="set terminal dumb size ${size:-120,35}"
 	# Colours for a terminal only, not into a pipe or a file.
 	[ -t 1 ] && [ -z "$output" ] && setterm="$setterm ansi256"
-	[ -z "$output" ] || setterm="$setterm
+	# A plot into the temporary directory, printed without the form
+	# feed gnuplot starts it with (its nofeed does not stop that); a
+	# live plot's frames keep theirs, printed as they come.
+	[ "$live" != 0 ] || setterm="$setterm
 set output ARG1" ;;
 png|svg)
 	driver=$term
@@ -575,4 +578,13 @@ if [ "$live" != 0 ]; then
 else
 	gnuplot -c "$tmp/plot.gp" "$tmp/image" "$tmp" "$label1" "$label2"
 fi
-[ -z "$output" ] || cat "$tmp/image" > "$output"
+if [ "$term" = dumb ] && [ "$live" = 0 ]; then
+	ff=$(printf '\f')
+	if [ -n "$output" ]; then
+		sed "1s/^$ff//" "$tmp/image" > "$output"
+	else
+		sed "1s/^$ff//" "$tmp/image"
+	fi
+else
+	[ -z "$output" ] || cat "$tmp/image" > "$output"
+fi

@@ -866,9 +866,10 @@ def test_terminal_frame(rng):
     check('kstats-plot -s 40x40 --spectrum: the value axis (y) labelled as a tall '
           'terminal allows, not as its width (%s)' % yl, rc4 == 0 and len(yl) >= 5, out4)
     rc3, out3, err3 = plot(['-s', '080x024', wide])
-    lines3 = out3.replace('\f', '').rstrip('\n').split('\n')
-    check('kstats-plot -s 080x024: 80x24 (not octal)', rc3 == 0 and len(lines3) == 24 and
-          max(len(l) for l in lines3) == 80, (rc3, err3))
+    lines3 = out3.rstrip('\n').split('\n')
+    check('kstats-plot -s 080x024: 80x24 (not octal), no form feed before it',
+          rc3 == 0 and len(lines3) == 24 and max(len(l) for l in lines3) == 80 and
+          '\f' not in out3, (rc3, err3, out3[:3]))
     rc2, out2, err2 = plot(['-s', '40x12', wide, wide])
     check('kstats-plot -s 40x15 --per-cpu --cdf: 6 curves fit neither below the graph nor in '
           'it -> exit 1, says so; -s 40x12 of two inputs, the same, no input blamed',
