@@ -108,9 +108,9 @@ static const char kstats_help[] =
 "An option that would do nothing where it is given is a usage error.\n"
 "\n"
 "Exit status: 0, 1 on a usage or system error, 2 on malformed input (also\n"
-"truncated, with counts out of range, or without the CPU of --cpu), 3 when\n"
-"a --fail-if rule fails; for\n"
-"kstats trace -- COMMAND, COMMAND's status (128 + N if killed by signal N).\n";
+"truncated, with counts out of range, or without the CPU of --cpu), 3 when a\n"
+"--fail-if rule fails; for kstats trace -- COMMAND, that of COMMAND (128 + N\n"
+"if a signal N killed it).\n";
 
 /* The options of a group's table that were given, for their errors. */
 static const char *lines_sort(int lines, const char *sort)

@@ -1838,6 +1838,19 @@ def test_usage():
     H.check('top --help; kstats --help names top, trace GLOB and group directories',
             rc == rc2 == 0 and 'usage: kstats top' in out and 'kstats top' in out2 and
             "GLOB" in out2 and 'group' in out2, out2)
+    # The prose of the helps filled: no line of a paragraph (lines not
+    # indented, up to a blank one or a sentence's end) could have taken
+    # the next line's first word, at 75 columns.
+    ragged = []
+    for text in (out, out2):
+        lines = text.split('\n')
+        for a, b in zip(lines, lines[1:]):
+            if (a and b and not a.startswith(' ') and not b.startswith(' ') and
+                    a[-1] not in '.:' and
+                    not a.startswith('usage:') and len(a) + 1 + len(b.split()[0]) <= 75):
+                ragged.append((a, b))
+    H.check('kstats top --help and kstats --help: paragraphs filled, no line short of '
+            'the next word', rc == rc2 == 0 and not ragged, ragged)
 
 
 class FakeKernel:
