@@ -77,15 +77,22 @@ static double hist_var(const struct ks_hist *h, int bits, const struct stats *st
 	return v / (st->n - 1);
 }
 
-/* A column head: @name, or its last @w - 3 characters after "...". */
-static const char *head(char *buf, size_t n, const char *name, int w)
+/*
+ * A column head: @names[@self] (of A and B), or its last @w - 3
+ * characters after "..."; cut in the middle (start~end) where those
+ * would read as the other's.
+ */
+static const char *head(char *buf, size_t n, const char * const *names, size_t self, int w)
 {
-	size_t len = strlen(name);
+	const char *name = names[self], *other = names[!self];
+	size_t len = strlen(name), olen = strlen(other), tail = w - 3;
 
 	if (len <= (size_t)w)
 		snprintf(buf, n, "%s", name);
+	else if (olen < tail || strcmp(name + len - tail, other + olen - tail))
+		snprintf(buf, n, "...%s", name + len - tail);
 	else
-		snprintf(buf, n, "...%s", name + len - (w - 3));
+		cut_unique(buf, n, names, 2, self, w);
 	return buf;
 }
 
@@ -288,7 +295,8 @@ static void compare_at(const struct kstats_opt *o, const struct ks_hist *ha,
 		       const struct ks_hist *hb, int bits,
 		       const char *na, const char *nb, struct cmp_result *res)
 {
-	char q[32], x[64], y[64];
+	const char * const ab[] = { na, nb };
+	char q[32], x[128], y[128];
 	int i, w;
 
 	compare_compute(o, ha, hb, bits, res);
@@ -296,9 +304,11 @@ static void compare_at(const struct kstats_opt *o, const struct ks_hist *ha,
 		die(2, "%s is empty", !res->sa.n ? na : nb);
 	w = strlen(na) > strlen(nb) ? strlen(na) : strlen(nb);
 	w = w < 14 ? 14 : w > 30 ? 30 : w;
+	/* Wider, up to 60, where the heads would read alike (paths that end alike). */
+	w = unique_width(ab, 2, w, 60);
 	snprintf(q, sizeof(q), "cpu %ld", o->cpu);
-	printf("%-8s %*s %*s %10s  %s\n", o->cpu >= 0 ? q : "", w, head(x, sizeof(x), na, w),
-	       w, head(y, sizeof(y), nb, w), "change", "95% interval of the change");
+	printf("%-8s %*s %*s %10s  %s\n", o->cpu >= 0 ? q : "", w, head(x, sizeof(x), ab, 0, w),
+	       w, head(y, sizeof(y), ab, 1, w), "change", "95% interval of the change");
 	printf("%-8s %*llu %*llu\n", "count", w, (unsigned long long)res->sa.n,
 	       w, (unsigned long long)res->sb.n);
 	compare_line(o, "mean", w, res->mean.a, res->mean.b, res->mean.lo, res->mean.hi,

@@ -503,6 +503,22 @@ def test_compare(rng):
                           len(h) >= 14)
     check('compare: the column heads are the file names (a long one: its end)',
           len(heads) > 2 and names(heads[0], a) and names(heads[1], b), heads)
+    # Two paths that end alike: heads cut in the middle (start~end), apart.
+    same = []
+    for run_dir, src in (('run_before_the_patch', a), ('run_after_the_patch', b)):
+        os.makedirs(os.path.join(TMP, run_dir), exist_ok=True)
+        with open(src, encoding='ascii') as f:
+            same.append(write(os.path.join(run_dir, 'blk_mq_submit_bio_and_its_long_name'),
+                              f.read()))
+    rc, out, _ = run(['--compare'] + same)
+    heads = out.splitlines()[0].split() if rc == 0 else []
+
+    def cut_of(h, f):
+        pre, _, post = h.partition('~')
+        return h == f or ('~' in h and f.startswith(pre) and f.endswith(post))
+    check('compare: paths that end alike head their columns apart, each a cut of its '
+          'path', len(heads) > 2 and heads[0] != heads[1] and cut_of(heads[0], same[0]) and
+          cut_of(heads[1], same[1]), heads)
     check('compare: D is explained in words',
           'the largest gap between the two CDFs' in out and 'independent' in out, out)
     rc, out, _ = run(['--compare', a, c])
