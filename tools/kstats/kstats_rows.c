@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,8 +80,8 @@ static void hash_insert(struct top *t, size_t i)
 	t->hash[h] = i + 1;
 }
 
-/* The row @prefix@name, made (empty) if new. */
-static struct row *row_get(struct top *t, const char *prefix, const char *name)
+/* The row @prefix@name, made (empty) if new and @make, else NULL. */
+static struct row *row_find(struct top *t, const char *prefix, const char *name, bool make)
 {
 	static char *key;
 	static size_t keycap;
@@ -101,6 +102,8 @@ static struct row *row_get(struct top *t, const char *prefix, const char *name)
 				return r;
 		}
 	}
+	if (!make)
+		return NULL;
 	if (t->nrows == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 64;
 		t->rows = top_alloc(t->rows, t->cap * sizeof(*t->rows));
@@ -127,6 +130,12 @@ static struct row *row_get(struct top *t, const char *prefix, const char *name)
 	r->prv = 1;
 	hash_insert(t, t->nrows++);
 	return r;
+}
+
+/* The row @prefix@name, made (empty) if new. */
+static struct row *row_get(struct top *t, const char *prefix, const char *name)
+{
+	return row_find(t, prefix, name, true);
 }
 
 /* The histogram that the read under way fills. */
@@ -343,7 +352,13 @@ static int read_metric(struct top *t, const char *path, const char *prefix, cons
 		if (ks_finish(d, t->bits_opt))
 			err = -1;
 	}
-	if (err < 0 && !lenient)
+	/*
+	 * A file of the directory read as a metric before and malformed
+	 * now (rewritten as it was read) skips this read, as a malformed
+	 * file named does: skipped as not a metric, its row would be gone
+	 * and its next read counted from the start.
+	 */
+	if (err < 0 && (!lenient || row_find(t, prefix, name, false)))
 		top_bad(t, path, "%s", d->err);
 	else if (err < 0)
 		top_skip(t, path, d->err);

@@ -1291,6 +1291,21 @@ def test_top_bad_read(rng):
                                 os.path.join(g, '_summary'), [cut, snaps[0]])
     H.check('top: a malformed first read is still an error (exit 2)',
             rc == 2 and 'expected' in err, (rc, out, err))
+    # Without NAME, a metric of the directory read before, malformed now:
+    # that read skipped too, the next table counts from the one before
+    # (not from the start, as a row dropped as "not a metric" would).
+    d = tempfile.mkdtemp(dir=H.TMP)
+    m = [gen.render({0: [1000] * n, 1: [3000] * n}, BITS) for n in (1000, 1010, 1030)]
+    cutm = m[1][:len(m[1]) // 2].rsplit('\n', 1)[0] + '\nCPU'
+    rc, out, err, fed = fed_run(['top', '--dir', d, '-i', '0.05', '-c', '2'],
+                                os.path.join(d, 'm'), [m[0], cutm, m[1], m[2]])
+    tables = parse_tables(out)
+    counts = [[w[1] for w in rows if w[0] == 'm'] for _, rows in tables]
+    H.check('top without NAME: a metric malformed in one read skipped, said once, the '
+            'next table counts from the read before (m: 20, then 40)',
+            rc == 0 and not fed and counts == [['20'], ['40']] and
+            err.count('skipped that read') == 1 and 'not a kstats metric' not in err,
+            (rc, fed, out, err))
 
     # On a terminal, a key between a skipped read and the next: the rows
     # and the histogram (Enter) are still those of the last interval.
