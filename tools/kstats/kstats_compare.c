@@ -295,14 +295,20 @@ static void compare_at(const struct kstats_opt *o, const struct ks_hist *ha,
 		       const struct ks_hist *hb, int bits,
 		       const char *na, const char *nb, struct cmp_result *res)
 {
-	const char * const ab[] = { na, nb };
-	char q[32], x[128], y[128];
+	size_t la = 4 * strlen(na) + 1, lb = 4 * strlen(nb) + 1;
+	char q[32], x[128], y[128], *ea = malloc(la), *eb = malloc(lb);
+	const char * const ab[] = { ea, eb };
 	int i, w;
 
 	compare_compute(o, ha, hb, bits, res);
 	if (!res->sa.n || !res->sb.n)
 		die(2, "%s is empty", !res->sa.n ? na : nb);
-	w = strlen(na) > strlen(nb) ? strlen(na) : strlen(nb);
+	if (!ea || !eb)
+		die(1, "out of memory");
+	/* The heads: the names as a terminal shows them (shown()). */
+	shown(ea, la, na);
+	shown(eb, lb, nb);
+	w = strlen(ea) > strlen(eb) ? strlen(ea) : strlen(eb);
 	w = w < 14 ? 14 : w > 30 ? 30 : w;
 	/* Wider, up to 60, where the heads would read alike (paths that end alike). */
 	w = unique_width(ab, 2, w, 60);
@@ -331,6 +337,8 @@ static void compare_at(const struct kstats_opt *o, const struct ks_hist *ha,
 		printf(", at %s", fmt_exact(x, sizeof(x), ks_slot_max(res->at, bits), ks_unit(o)));
 	printf(";\n   p: the chance of a gap as large if both were independent samples of\n"
 	       "   one distribution\n");
+	free(ea);
+	free(eb);
 }
 
 /* A statistic's change, in % of A's value (any change of a 0: infinite). */

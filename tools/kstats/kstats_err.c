@@ -40,6 +40,40 @@ void kstats_on_error_remove(void (*fn)(void))
 			cleanups[i] = NULL;
 }
 
+/*
+ * "kstats: MESSAGE" and a newline, each control character of MESSAGE (a
+ * byte below 0x20, or 0x7f: of a name, a path or an input's line it
+ * quotes) as \xNN, as shown() prints names: a message cannot clear the
+ * screen or split its line.
+ */
+static void message(const char *fmt, va_list ap)
+{
+	va_list aq;
+	char *msg;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	msg = n >= 0 ? malloc(n + 1) : NULL;
+	fprintf(stderr, "%s: ", prog);
+	if (!msg) {
+		vfprintf(stderr, fmt, ap);	/* out of memory: as it is */
+	} else {
+		vsnprintf(msg, n + 1, fmt, ap);
+		for (char *p = msg; *p; p++) {
+			unsigned char c = *p;
+
+			if (c < 0x20 || c == 0x7f)
+				fprintf(stderr, "\\x%02x", c);
+			else
+				fputc(c, stderr);
+		}
+		free(msg);
+	}
+	fputc('\n', stderr);
+}
+
 /* The cleanups registered, then "kstats: MESSAGE". */
 static void report(const char *fmt, va_list ap)
 {
@@ -48,9 +82,7 @@ static void report(const char *fmt, va_list ap)
 	for (i = KSTATS_MAX_CLEANUPS - 1; i >= 0; i--)
 		if (cleanups[i])
 			cleanups[i]();
-	fprintf(stderr, "%s: ", prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	message(fmt, ap);
 }
 
 void kstats_die(int status, const char *fmt, ...)
@@ -79,8 +111,6 @@ void kstats_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", prog);
-	vfprintf(stderr, fmt, ap);
+	message(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }

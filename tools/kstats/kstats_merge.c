@@ -38,11 +38,18 @@ void merge_inputs(const struct kstats_opt *o, struct ks_data *d, int n, char **i
 		differ |= in[i].bits != in[0].bits;
 	}
 	if (differ) {
-		fprintf(stderr, "%s: --merge: the inputs' frac_bits differ:", prog);
-		for (i = 0; i < n; i++)
-			fprintf(stderr, "%s %s has %d", i ? "," : "", inputs[i], in[i].bits);
-		fprintf(stderr, "; merged at frac_bits %d, the coarsest (exact: %s)\n", bits,
-			"each of its slots is a union of finer ones");
+		char *list = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&list, &len);
+
+		for (i = 0; f && i < n; i++)
+			fprintf(f, "%s %s has %d", i ? "," : "", inputs[i], in[i].bits);
+		if (!f || fclose(f))
+			die(1, "out of memory");
+		kstats_warn("--merge: the inputs' frac_bits differ:%s; merged at frac_bits %d, %s%s",
+			    list, bits, "the coarsest (exact: each of its slots is a union ",
+			    "of finer ones)");
+		free(list);
 	}
 	ks_data_init(d);
 	d->bits = bits;

@@ -168,7 +168,7 @@ void top_say_skipped(struct top *t)
 	if (t->hold)
 		return;
 	for (; t->said < t->nskipped; t->said++)
-		fprintf(stderr, "kstats: top: %s\n", t->skipped[t->said]);
+		kstats_warn("top: %s", t->skipped[t->said]);
 }
 
 /*

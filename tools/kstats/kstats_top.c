@@ -1123,10 +1123,10 @@ int top_main(int argc, char **argv)
 			}
 			/* A group removed is waited for (its table empty), as --interval. */
 			if (t->missing && !gone++)
-				fprintf(stderr, "kstats: top: %s: %s; waiting for it\n",
-					top_what(t, name), strerror(t->missing));
+				kstats_warn("top: %s: %s; waiting for it", top_what(t, name),
+					    strerror(t->missing));
 			else if (!t->missing && gone)
-				fprintf(stderr, "kstats: top: %s: back\n", top_what(t, name));
+				kstats_warn("top: %s: back", top_what(t, name));
 			gone = t->missing ? gone : 0;
 			printf("interval %ld seconds %.3f %s %s %s %zu bits %s sort %s\n", i,
 			       t1 - t0, t->path ? (t->group ? "group" : "metric") : "dir",

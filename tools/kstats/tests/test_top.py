@@ -1443,6 +1443,30 @@ def test_control_names(rng):
     ok = ok and 'e\\x1b[2Jx' in runs[3][1] and 'g\\x1b[2J' in runs[3][1]
     H.check('names with control characters are printed escaped (\\x1b): summary, '
             'group, top', ok, runs)
+    # And in the messages: --compare's heads, --fail-if's, an error
+    # naming a malformed input, top's "not a metric" of a directory.
+    a = os.path.join(g, bad)
+    b = os.path.join(d, 'slow\x1b[2J')
+    gen.write_group(b, {bad: {0: [1000, 2000, 3000] * 40}}, BITS)
+    gen.write_group(os.path.join(d, 'fast'), {bad: {0: [100, 200, 300] * 40}}, BITS)
+    trunc = os.path.join(d, 'cut\x1b[2J')
+    with open(trunc, 'w', encoding='ascii') as f:
+        f.write('CPU 0 slot 1 count')
+    top_dir = os.path.join(d, 'plain')
+    os.makedirs(top_dir)
+    with open(os.path.join(top_dir, 'note\x1b[2J'), 'w', encoding='ascii') as f:
+        f.write('not a metric\n')
+    msgs = [H.run(['--compare', a, os.path.join(b, bad)]),
+            H.run(['--compare', '--fail-if', 'p50>+5%', os.path.join(d, 'fast') + '/', b + '/']),
+            H.run([trunc]),
+            H.run(['top', '--dir', top_dir, '-n', '1', '-d', '0.01'])]
+    H.check('control characters escaped in messages: --compare heads, --fail-if, a '
+            'malformed input\'s error, top\'s skipped file',
+            [r[0] for r in msgs] == [0, 3, 2, 0] and
+            all('\x1b' not in out + err for _, out, err in msgs) and
+            'e\\x1b[2Jx' in msgs[0][1].splitlines()[0] and
+            'e\\x1b[2Jx changed by' in msgs[1][2] and 'cut\\x1b[2J' in msgs[2][2] and
+            'note\\x1b[2J' in msgs[3][2], msgs)
 
 
 def test_group_input(rng):
