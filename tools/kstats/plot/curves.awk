@@ -8,6 +8,17 @@
 # samples or CPU lines is said in $KP_TMP/awkerr: K, then what is wrong
 # (K 0: the plot's, no input's).
 # Run by plot/prep.sh after plot/ticks.awk, with the variables it gives.
+# A percentile as asked, with the digits that tell it (99.9999999, not
+# the 100 of %g's 6), as kstats names its columns; none that add nothing.
+function pct_name(v,    d, t) {
+	for (d = 0; d < 15; d++) {
+		t = sprintf("%." d "f", v)
+		if (t + 0 == v + 0)
+			return t
+	}
+	return t
+}
+
 function fail(k, msg) {
 	printf "%d %s\n", k, msg > (dir "/awkerr")
 	exit 1
@@ -233,7 +244,7 @@ function markers(k,   np, q, i, j, r, cum, x, colour, ly, ytop) {
 		AC[NA] = colour
 		NL++
 		LX[NL] = x
-		LT[NL] = sprintf("p%g", q[j])
+		LT[NL] = "p" pct_name(q[j])
 		LC[NL] = percpu ? "rgb '#505050'" : "lt " k
 	}
 }

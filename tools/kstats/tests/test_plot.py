@@ -632,6 +632,13 @@ def test_markers(rng):
                   % (' '.join(view), ' '.join(args), pcts.replace(',', ' and p')),
                   rc == 0 and m and not bad and len(s.dashed) == len(pcts.split(',')),
                   (rc, err, bad))
+    # A percentile labelled as asked (not the p100 of %g's 6 digits),
+    # without digits that add nothing (050, 99.90).
+    rc, out, err = plot(['-s', '100x20', '-p', '050,99.9999999', a])
+    rc2, out2, err2 = plot(['-s', '100x20', '-p', '99.90', a])
+    check('kstats-plot -p 050,99.9999999 and -p 99.90: labelled p50, p99.9999999 and '
+          'p99.9', rc == rc2 == 0 and 'p99.9999999' in out and ' p50' in out and
+          'p100' not in out and 'p99.9 ' in out2 and 'p99.90' not in out2, (err, out, out2))
     rc, err, s = svg_plot(['-p', '', a], 'nomarkers')
     check("kstats-plot -p '': no markers", rc == 0 and s.ok and not s.dashed and
           not [t for t in s.text_list() if re.match(r'^p\d', t)], (rc, err))
