@@ -24,6 +24,13 @@ while [ $k -le $KP_N ]; do
 		done < "$KP_TMP/err$k"
 		error $k "kstats failed"
 	fi
+	# What kstats warned of (CPU lines without CPUS lines), said once.
+	if [ -z "${KP_LIVE:-}" ]; then
+		while IFS= read -r line; do
+			{ printf 'kstats-plot: '; cat "$KP_TMP/name$k"
+			  printf ': %s\n' "${line#*: -: }"; } >&2
+		done < "$KP_TMP/err$k"
+	fi
 	k=$((k + 1))
 done
 rm -f "$KP_TMP/awkerr" "$KP_TMP/notes"

@@ -363,6 +363,14 @@ def test_errors(rng):
     with open(keep, 'rb') as f:
         check('kstats-plot -o OLD of a good file: OLD is the new image',
               rc == 0 and f.read(4) == b'\x89PNG', (rc, err))
+    # CPU lines without CPUS lines (grep 'CPU '): plotted, and kstats'
+    # warning said once, naming the input.
+    text = gen.render({0: lognormal(rng, 500, 9, 1), 1: lognormal(rng, 500, 9, 1)}, 3)
+    cpu_only = write('cpuonly', ''.join(l for l in text.splitlines(True) if ' CPU ' in l))
+    rc, out, err = plot(['-s', '60x15', cpu_only])
+    check('kstats-plot of CPU lines only: plotted, kstats\' warning said once with the '
+          'input\'s name', rc == 0 and out and err.count('no CPUS lines') == 1 and
+          'cpuonly: no CPUS lines' in err, (rc, err))
 
 
 # 12: names as they are, units, one style of ticks, the data's range,
