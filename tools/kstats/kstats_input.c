@@ -60,13 +60,16 @@ int not_metric(const char *name)
 }
 
 /*
- * An input that is not a group's directory (group_dir()) but a directory:
- * an error that says why it is not read as a group.
+ * An input that is a directory where a metric is read: an error that says
+ * why (a group's directory, or one that is not a group's).
  */
 void not_a_dir(const char *path)
 {
 	struct stat st;
 
+	if (group_dir(path))
+		die(1, "%s: a group's directory, where one metric is read: %s", path,
+		    "name a function's file in it (kstats DIR/ prints the group's table)");
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		die(1, "%s: %s, not a group's (it has no _summary): %s", path, strerror(EISDIR),
 		    "name a function's file in it");

@@ -1362,6 +1362,18 @@ def test_misc(rng):
                                                      'corpus', 'two-slots')])
     check('--compare of a directory without _summary: exit 1, says why it is not a group',
           rc == 1 and 'not a group\'s (it has no _summary)' in err, err)
+    # A group's directory where one metric is read: said as such.
+    grp = os.path.join(TMP, 'agroup')
+    gen.write_group(grp, {'f': {0: [100, 200]}}, 3)
+    bad = []
+    for args in (['--merge', grp, grp], ['--interval', '1', '--count', '1', grp + '/'],
+                 ['--hist', '--merge', grp + '/', path]):
+        rc, _, err = run(args)
+        if rc != 1 or "a group's directory, where one metric is read" not in err or \
+                'no _summary' in err:
+            bad.append((args, rc, err))
+    check('--merge and --interval of a group\'s directory: exit 1, "a group\'s directory, '
+          'where one metric is read", not "no _summary"', not bad, bad)
     rc, out, err = run(['--cpu', '99', '--json', path])
     check('--cpu 99 on CPUs 0..3 -> exit 2 (an input error), names CPUs 0 to 3',
           rc == 2 and not out and 'CPUs 0 to 3 only' in err, out + err)
