@@ -37,7 +37,10 @@
 enum kstats_out { OUT_SUMMARY, OUT_HIST, OUT_JSON, OUT_CSV, OUT_OPENMETRICS, OUT_HGRM };
 
 /* The order of a table of functions (-s, kstats top's keys). */
-enum kstats_sort { SORT_TOTAL, SORT_PCT, SORT_COUNT, SORT_NAME, SORT_MAX, SORT_AVG, NR_SORTS };
+/* SORT_RATE: count / the interval, the same for every row: count's order. */
+enum kstats_sort {
+	SORT_TOTAL, SORT_PCT, SORT_COUNT, SORT_NAME, SORT_MAX, SORT_AVG, SORT_RATE, NR_SORTS
+};
 
 /*
  * The options, parsed by main() (kstats.c) or top_main() (kstats_top.c)

@@ -668,6 +668,7 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 		y = b->n ? b->pct[ord->pct] : 0;
 		break;
 	case SORT_COUNT:
+	case SORT_RATE:
 		x = a->n;
 		y = b->n;
 		break;

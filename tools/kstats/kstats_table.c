@@ -13,8 +13,8 @@
 #include "kstats_top.h"
 
 /* The keys of kstats top, and the names of -s, by enum kstats_sort (SORT_PCT: pQ). */
-static const char sort_keys[] = "tpcnma";
-static const char * const sort_names[] = { "total", "p", "count", "name", "max", "avg" };
+static const char sort_keys[] = "tpcnmar";
+static const char * const sort_names[] = { "total", "p", "count", "name", "max", "avg", "rate" };
 
 const double *table_pcts(const struct kstats_opt *o, int *n)
 {
@@ -101,7 +101,7 @@ void table_opt_sort(struct kstats_opt *o, const char *arg)
 		len += snprintf(cols + len, sizeof(cols) - len, "%sp%s", k ? ", " : "",
 				pct_name(qn, sizeof(qn), pcts[k]));
 	kstats_usage_error("--sort: '%s' is not %s or a percentile column (%s)",
-			   arg, "total, count, name, max, avg", cols);
+			   arg, "total, count, rate, name, max, avg", cols);
 }
 
 /* @buf without the blank between a number and its unit (2.40us). */

@@ -84,6 +84,7 @@ static const struct {
 	{ .text = "  n  sort by name" },
 	{ .text = "  m  sort by max<=", .pair = true },
 	{ .text = "  a  sort by avg" },
+	{ .text = "  r  sort by rate/s (count's order)", .pair = true },
 	{ .text = "  R  reverse the sort" },
 	{ .text = "  Up, Down (k, j), PgUp, PgDn, Home, End: move the cursor;", .more = true },
 	{ .text = "the table scrolls" },
@@ -158,7 +159,7 @@ static int help_lines(char (*lines)[160], int cols)
 /* The keys' line of the table and of the view: the most asked for first. */
 static const char * const table_keys[] = {
 	"q quit", "? help", "t total", "p", "c count", "n name", "m max", "a avg",
-	"R reverse", "/ filter", "Enter histogram", "P pause", NULL
+	"R reverse", "r rate", "/ filter", "Enter histogram", "P pause", NULL
 };
 
 static const char * const view_keys[] = {
@@ -938,8 +939,8 @@ static const char top_help[] =
 "                       or every row into a pipe)\n"
 "  -p, --percentiles LIST\n"
 "                       the percentile columns (default 50,99)\n"
-"  -s, --sort KEY       total (default), count, name, max, avg, or pQ, a\n"
-"                       percentile column (p50, p99)\n"
+"  -s, --sort KEY       total (default), count, rate, name, max, avg, or pQ,\n"
+"                       a percentile column (p50, p99)\n"
 "  -u, --unit U         print the values in U (ns, us, ms or s; auto: each\n"
 "                       scaled up to s; none: plain numbers); they are\n"
 "                       nanoseconds unless --input-unit U says otherwise\n"

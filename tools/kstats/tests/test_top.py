@@ -543,6 +543,7 @@ def test_top_tty():
               'name': ['aaa', 'bbb', 'ccc', 'ddd', 'eee', 'fff'],
               'max': ['ddd', 'eee', 'bbb', 'ccc', 'aaa', 'fff'],
               'avg': ['eee', 'bbb', 'ddd', 'ccc', 'aaa', 'fff'],
+              'rate': ['aaa', 'ccc', 'ddd', 'bbb', 'eee', 'fff'],
               'total reversed': ['aaa', 'ccc', 'eee', 'bbb', 'ddd', 'fff']}
     t = Pty()
     try:
@@ -557,7 +558,8 @@ def test_top_tty():
                 'once, sorted by total, the resolution said', ok and counts['aaa'] == '1000' and
                 counts['fff'] == '0', (first, t.text()[-2000:]))
         for key, name in ((b'p', 'p99'), (b'c', 'count'), (b'n', 'name'), (b'm', 'max'),
-                          (b'a', 'avg'), (b't', 'total'), (b'R', 'total reversed')):
+                          (b'a', 'avg'), (b'r', 'rate'), (b't', 'total'),
+                          (b'R', 'total reversed')):
             # The screen that the key draws: after it.
             n = len(t.out)
             t.send(key)
