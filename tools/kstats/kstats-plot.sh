@@ -45,7 +45,7 @@ options are those of kstats(1).
   -t, --term TERM       dumb (default; ANSI colours on a terminal), png or svg;
                         x11 or qt: a window on the display (with -i, redrawn
                         in place)
-  -o, --output FILE     the image, for png and svg
+  -o, --output FILE     the image, for png and svg (dumb: the text)
   -s, --size WxH        size: characters for dumb, pixels otherwise
       --linear          linear value axis (default: logarithmic)
       --logy            the density's axis logarithmic: a tail of 0.1% shows
@@ -58,9 +58,26 @@ view=density per_cpu=0 live=0 host="" term=dumb output="" size="" logv=1 heatmap
 unit="" disp="" pcts=50,99 xrange="" top=8 cpus=""
 # The options given, to refuse those that would do nothing.
 given=" "
+# $1 as a terminal shows it safely, as kstats does: each control
+# character (a newline too) as \xNN, on standard output (no newline).
+shown() {
+	printf '%s.' "$1" | LC_ALL=C awk '
+	BEGIN {
+		for (i = 1; i < 32; i++)
+			e[sprintf("%c", i)] = sprintf("\\x%02x", i)
+		e[sprintf("%c", 127)] = "\\x7f"
+	}
+	{ s = s (NR > 1 ? "\n" : "") $0 }
+	END {
+		for (j = 1; j < length(s); j++) {
+			c = substr(s, j, 1)
+			printf "%s", (c in e) ? e[c] : c
+		}
+	}'
+}
 # A usage error: what is wrong, in a line, and where to read more.
 bad_usage() {
-	printf 'kstats-plot: %s\nTry '\''kstats-plot --help'\''.\n' "$1" >&2
+	printf 'kstats-plot: %s\nTry '\''kstats-plot --help'\''.\n' "$(shown "$1")" >&2
 	exit 1
 }
 set_view() {
@@ -296,9 +313,9 @@ KP_LIB=$(dirname "$0")/plot
 	{ echo "kstats-plot: its files are not in $KP_LIB (make -C tools/kstats install)" >&2
 	  exit 1; }
 
-# An error about input or output $1 (printf: a name is printed as it is).
+# An error about input or output $1 (its name shown()).
 input_error() {
-	printf 'kstats-plot: %s: %s\n' "$1" "$2" >&2
+	printf 'kstats-plot: %s: %s\n' "$(shown "$1")" "$(shown "$2")" >&2
 	exit 1
 }
 
@@ -338,9 +355,10 @@ debugfs() {
 # (-i), are fixed text that names fixed files: $tmp/inK for input K, a
 # symbolic link to its file or metric (or the copy of standard input);
 # with -H, $tmp/rnameK, the metric's name quoted for the remote shell;
-# $tmp/nameK, its name for the messages. The scripts find $tmp, kstats,
-# the host and the options in the environment, and gnuplot gets the titles
-# as arguments (ARG1...): strings, that it does not parse. What the
+# $tmp/nameK, its name for the messages (shown()). The scripts find $tmp,
+# kstats, the host and the options in the environment, and gnuplot gets
+# the titles (shown()) as arguments (ARG1...): strings, that it does not
+# parse. What the
 # scripts write for gnuplot to load has numbers only, and fixed text.
 k=0
 for input in "$@"; do
@@ -348,7 +366,7 @@ for input in "$@"; do
 	if [ "$input" = - ]; then
 		printf 'standard input' > "$tmp/name$k"
 	else
-		printf '%s' "$input" > "$tmp/name$k"
+		shown "$input" > "$tmp/name$k"
 	fi
 	if [ -n "$host" ]; then
 		# 'name', each ' as '\'' (the . keeps a final newline).
@@ -475,6 +493,7 @@ if [ $heatmap = 1 ]; then
 		input_error "$name1" "no intervals (kstats --interval SECS --csv NAME writes them)"
 	[ -s "$tmp/heat" ] || input_error "$name1" "no samples"
 	label_of "$1"
+	label=$(shown "$label")
 	{
 		echo "$setterm"
 		echo "set logscale y"
@@ -516,6 +535,7 @@ esac
 label_of "$1"
 label1=$label label2=""
 [ $# -lt 2 ] || labels_of "$1" "$2"
+label1=$(shown "$label1") label2=$(shown "$label2")
 # (With --per-cpu, plot/curves.awk adds " CPU N" of the widest N.)
 KP_KEYW=$(( ${#label1} > ${#label2} ? ${#label1} : ${#label2} ))
 KP_KEYW=$(( KP_KEYW + 10 ))

@@ -63,7 +63,7 @@ static const char kstats_help[] =
 "                          fraction,per_octave,per_unit (densities)\n"
 "      --openmetrics       OpenMetrics histogram (Prometheus textfile): the\n"
 "                          family kstats_latency_seconds with -u, else\n"
-"                          kstats_latency; labels metric and, with --per-cpu, cpu\n"
+"                          kstats_latency; labels metric and (--per-cpu) cpu\n"
 "      --name NAME         the metric label for --openmetrics (default: INPUT;\n"
 "                          needed for standard input)\n"
 "      --le-bits N         --openmetrics buckets: the slots of frac_bits N, the\n"

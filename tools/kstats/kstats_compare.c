@@ -11,6 +11,9 @@
 
 #include "kstats.h"
 
+/* The widest a head of --compare A B grows to, where A and B would read alike. */
+#define HEAD_MAX 60
+
 /*
  * Kolmogorov's distribution: P(sqrt(n) D > lambda), as Numerical Recipes.
  * The series ends when a term is negligible against the previous one or
@@ -310,8 +313,8 @@ static void compare_at(const struct kstats_opt *o, const struct ks_hist *ha,
 	shown(eb, lb, nb);
 	w = strlen(ea) > strlen(eb) ? strlen(ea) : strlen(eb);
 	w = w < 14 ? 14 : w > 30 ? 30 : w;
-	/* Wider, up to 60, where the heads would read alike (paths that end alike). */
-	w = unique_width(ab, 2, w, 60);
+	/* Wider, up to HEAD_MAX, where the heads would read alike (paths that end alike). */
+	w = unique_width(ab, 2, w, HEAD_MAX);
 	snprintf(q, sizeof(q), "cpu %ld", o->cpu);
 	printf("%-8s %*s %*s %10s  %s\n", o->cpu >= 0 ? q : "", w, head(x, sizeof(x), ab, 0, w),
 	       w, head(y, sizeof(y), ab, 1, w), "change", "95% interval of the change");

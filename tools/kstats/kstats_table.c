@@ -272,18 +272,20 @@ int cut_unique(char *buf, size_t n, const char * const *names, size_t cnt, size_
 
 /*
  * The least width from @w up to @max at which each of @names, cut by
- * cut_unique(), reads as no other (@max where none does).
+ * cut_unique(), reads as no other; @w where none does (names alike, or
+ * apart only deep in their middle): wider would tell nothing more.
  */
 int unique_width(const char * const *names, size_t cnt, int w, int max)
 {
 	size_t i;
+	int k;
 
-	for (; w < max; w++) {
+	for (k = w; k <= max; k++) {
 		for (i = 0; i < cnt; i++)
-			if ((int)strlen(names[i]) > w && unique_head(names, cnt, i, w) < 0)
+			if ((int)strlen(names[i]) > k && unique_head(names, cnt, i, k) < 0)
 				break;
 		if (i == cnt)
-			break;
+			return k;
 	}
 	return w;
 }

@@ -99,9 +99,12 @@ static const struct {
 	{ .text = "Marks before a name: + new since the read before (traced since), - gone" },
 };
 
-/* The width of a column of paired texts, and the help's lines at most. */
+/*
+ * The width of a column of paired texts, and the help's lines at most: at
+ * the narrowest (10 columns a line, help_wrap()) the help takes fewer.
+ */
 #define HELP_COLW 38
-#define HELP_MAX 64
+#define HELP_MAX 160
 
 /*
  * @text into @lines (from @n, @max at most) of @cols columns, broken at
@@ -141,6 +144,7 @@ static int help_lines(char (*lines)[160], int cols)
 				 top_keys_help[i].text, top_keys_help[i + 1].text);
 			i++;
 		} else {
+			/* A text and those it goes on in (.more): 200 characters at most. */
 			char text[512];
 			size_t len = 0;
 
@@ -922,13 +926,14 @@ static const char top_help[] =
 "interval: count, rate, p50, p99 (the means of their slots, or -p), max<=\n"
 "(an upper bound: that of the slot of the largest sample), total (the sum of\n"
 "the values) and avg (total / count). Keys on a terminal: t total, p p99\n"
-"(the last percentile), c count, n name, m max<=, a avg (the sort), R the\n"
-"sort reversed, Up/Down/PgUp/PgDn/Home/End the cursor, Enter the histogram\n"
-"of its function (PgUp/PgDn/Home/End scroll it, Up/Down another function's),\n"
-"/ a filter of the names, P pause, ? help, q quit; + marks a function new\n"
-"since the read before, - one gone. Into a pipe: a table per interval. NAME\n"
-"is a path if it holds a '/' or, without --dir, names a file or directory\n"
-"here (as an INPUT of kstats); else it is looked up in the kstats directory.\n"
+"(the last percentile), c count, n name, m max<=, a avg, r rate (the sort),\n"
+"R the sort reversed, Up/Down/PgUp/PgDn/Home/End the cursor, Enter the\n"
+"histogram of its function (PgUp/PgDn/Home/End scroll it, Up/Down another\n"
+"function's), / a filter of the names, P pause, ? help, q quit; + marks a\n"
+"function new since the read before, - one gone. Into a pipe: a table per\n"
+"interval. NAME is a path if it holds a '/' or, without --dir, names a file\n"
+"or directory here (as an INPUT of kstats); else it is looked up in the\n"
+"kstats directory.\n"
 "\n"
 "  -d, --delay SECS     refresh every SECS seconds (default 1), as top(1)'s -d\n"
 "  -i, --interval SECS  the same\n"

@@ -521,6 +521,21 @@ def test_compare(rng):
           cut_of(heads[1], same[1]), heads)
     check('compare: D is explained in words',
           'the largest gap between the two CDFs' in out and 'independent' in out, out)
+    # A path against itself, or two that differ only deep in the middle:
+    # no width tells them apart, so the columns stay 30 wide.
+    deep = []
+    for run_dir in ('run_of_a_kernel_with_a_very_long_name_%s_and_the_same_end_of_a_name'
+                    '_long_enough_to_keep_it_from_any_head_of_60' % x
+                    for x in 'ab'):
+        os.makedirs(os.path.join(TMP, run_dir), exist_ok=True)
+        with open(same[0], encoding='ascii') as f:
+            deep.append(write(os.path.join(run_dir, 'f'), f.read()))
+    for pair, what in (([same[0], same[0]], 'a path against itself'),
+                       (deep, 'paths apart only deep in the middle')):
+        rc, out, _ = run(['--compare'] + pair)
+        head = out.splitlines()[0] if rc == 0 else ''
+        check('compare: %s: the columns not widened (heads of 30)' % what,
+              rc == 0 and [len(h) for h in head.split()[:2]] == [30, 30], head)
     rc, out, _ = run(['--compare', a, c])
     p = pvalue(out)
     r = rows(out)
@@ -1652,7 +1667,8 @@ def test_plot_names(plot, text, series):
     kstats-plot passes no input name to a shell or to gnuplot as code
     (#32): with quotes, spaces, $(...), backquotes, newlines in the names
     of its inputs and output, each plot works, runs nothing, and its
-    legend shows the name as it is.
+    legend shows the name as it is, but for its control characters
+    (\\xNN).
     """
     names = ["a';touch INJECTED;'b", "it's run.txt", 'say "hi" twice', '$(touch X)',
              '`touch Y`', 'new\nline', 'ends in a newline\n',
@@ -1673,7 +1689,8 @@ def test_plot_names(plot, text, series):
         return rc, err
 
     def shown(n):
-        return n.replace('\n', '\\n')
+        # A control character as kstats shows it (a newline: \x0a).
+        return n.replace('\n', '\\x0a')
 
     for i, n in enumerate(names):
         img = os.path.join(out, 'it\'s "%d"\n.svg' % i)

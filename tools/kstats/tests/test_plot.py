@@ -405,6 +405,38 @@ def test_names_as_they_are(rng):
           rc == 0 and s.ok and 'a_b^c.series' in s.text_list(), (rc, err))
 
 
+def test_names_escaped(rng):
+    """A name's control characters reach no terminal: \\xNN in the key,
+    the title and the messages, as kstats prints them."""
+    text = gen.render({0: lognormal(rng, 500, 9, 1)}, 3)
+    name = write('e\x1b[2Jx', text)
+    rc, out, err = plot(['-s', '100x30', name])
+    check('kstats-plot NAME of an escape on the terminal: its key \\x1b, no escape',
+          rc == 0 and 'e\\x1b[2Jx' in out and '\x1b' not in out + err, (rc, out, err))
+    series = write('h\x1b[2J.series', 'interval 1 seconds 1.000 rate 10.0/s\n' +
+                   run([KSTATS, '--csv', name])[1])
+    img = os.path.join(TMP, 'heat-esc.svg')
+    rc, _, err = run(['sh', PLOT, '--heatmap', '-t', 'svg', '-o', img, series])
+    s = Svg(img)
+    check('kstats-plot --heatmap of a name with an escape: its title \\x1b',
+          rc == 0 and s.ok and 'h\\x1b[2J.series' in s.text_list(), (rc, err))
+    bad = write('b\x1bad\nname', 'hello world\n')
+    for args, path, why in ((['-'], 'standard input', None),
+                            ([bad], bad, None),
+                            ([bad + '.absent'], bad + '.absent', 'no such file or metric'),
+                            (['-o', bad + '/x.png', '-t', 'png', name], bad + '/x.png',
+                             'cannot write the image')):
+        rc, out, err = plot(args, stdin='\x1b[2J\n' if args == ['-'] else None)
+        shown = path.replace('\x1b', '\\x1b').replace('\n', '\\x0a')
+        check('kstats-plot: an error on %s names it with \\xNN, no control character'
+              % shown, rc == 1 and err.startswith('kstats-plot: %s: ' % shown) and
+              (why is None or why in err) and err.count('\n') == 1 and '\x1b' not in err,
+              (rc, err))
+    rc, _, err = plot(['--cpus', '1\x1b[2J', name])
+    check('kstats-plot: a usage error quotes its argument with \\xNN',
+          rc == 1 and "'1\\x1b[2J'" in err and '\x1b' not in err, err)
+
+
 def test_names_unique(rng):
     """Two inputs of one base name: each curve titled with the shortest
     end of its path that tells them apart (the same path twice: A and B)."""
@@ -885,6 +917,39 @@ def test_terminal_frame(rng):
     check('kstats-plot -s 080x024: 80x24 (not octal), no form feed before it',
           rc3 == 0 and len(lines3) == 24 and max(len(l) for l in lines3) == 80 and
           '\f' not in out3, (rc3, err3, out3[:3]))
+    # -o FILE of dumb: the text the pipe gets, into FILE; on a terminal
+    # (a pty), the same in ANSI colours: neither with a form feed.
+    txt = os.path.join(TMP, 'plot.txt')
+    rc5, out5, err5 = plot(['-s', '80x24', '-o', txt, wide])
+    with open(txt, encoding='utf-8', errors='replace') as f:
+        saved = f.read() if rc5 == 0 else ''
+    check('kstats-plot -t dumb -o FILE: FILE holds the text of the pipe, no form feed, '
+          'nothing on standard output', rc5 == 0 and not out5 and saved == out3 and
+          '\f' not in saved, (rc5, err5))
+    master, slave = os.openpty()
+    p = subprocess.Popen(['sh', PLOT, '-s', '80x24', wide], stdin=slave, stdout=slave,
+                         stderr=subprocess.PIPE, env=dict(os.environ, TERM='xterm-256color'))
+    os.close(slave)
+    tty = b''
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        tty += chunk
+    os.close(master)
+    rc6 = p.wait()
+    plain = re.sub(r'\x1b\[[0-9;]*m', '', tty.decode('utf-8', 'replace').replace('\r\n', '\n'))
+
+    def cells(text):
+        # Where a character is drawn (a colour's curve is of lines, +-|).
+        return [[i for i, c in enumerate(ln) if c != ' '] for ln in text.split('\n')]
+    check('kstats-plot on a terminal (a pty): ANSI colours (256), no form feed, drawn in '
+          'the cells of the pipe\'s plot once they are left out',
+          rc6 == 0 and b'\x1b[38;5;' in tty and b'\f' not in tty and
+          cells(plain.strip('\n')) == cells(out3.strip('\n')), (rc6, tty[:200], plain))
     rc2, out2, err2 = plot(['-s', '40x12', wide, wide])
     check('kstats-plot -s 40x15 --per-cpu --cdf: 6 curves fit neither below the graph nor in '
           'it -> exit 1, says so; -s 40x12 of two inputs, the same, no input blamed',
@@ -1585,6 +1650,7 @@ def main():
             test_errors(rng)
             test_names_as_they_are(rng)
             test_names_unique(rng)
+            test_names_escaped(rng)
             test_units_and_ticks(rng)
             test_range(rng)
             test_markers(rng)

@@ -882,6 +882,11 @@ def test_top_browse():
         ok = t.until(lambda t: len(t.rows()) == 6)
         done, n = t.press(b'?', lambda t, n: any('P  pause' in ln for ln in t.frame(n)))
         whole = help_lines(t, n) if ok and done else []
+    # A key's texts joined (.more), then wrapped: Enter's second text on
+    # its first line at 100 columns.
+    H.check('top at 100 columns: ? joins a key\'s texts, then wraps them', any(
+        ln.startswith('  Enter') and ln.endswith('(Enter or Esc: back);') for ln in whole),
+        whole)
     # At 40 columns, every word of the help whole, in lines of 40; the
     # header whole to its bits.
     with running(['top', '--dir', d, 'grp', '-i', '1000'], 40, 40) as t:
@@ -1890,8 +1895,16 @@ def test_usage():
                     a[-1] not in '.:' and
                     not a.startswith('usage:') and len(a) + 1 + len(b.split()[0]) <= 75):
                 ragged.append((a, b))
+        # Nor past 75 (prose) or 79 (an option's lines) columns.
+        ragged += [ln for ln in lines if len(ln) > (79 if ln.startswith(' ') else 75)]
     H.check('kstats top --help and kstats --help: paragraphs filled, no line short of '
-            'the next word', rc == rc2 == 0 and not ragged, ragged)
+            'the next word, none past 75 columns (79 an option\'s)',
+            rc == rc2 == 0 and not ragged, ragged)
+    # Each key of the table's sorts, as the ? screen has them, in --help.
+    said = ' '.join(out.split())
+    H.check('kstats top --help names each sort key (t p c n m a r, R)',
+            all(k in said for k in ('t total', 'p p99', 'c count', 'n name', 'm max<=',
+                                    'a avg', 'r rate', 'R the sort reversed')), said)
 
 
 class FakeKernel:
