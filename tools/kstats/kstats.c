@@ -83,7 +83,8 @@ static const char kstats_help[] =
 "      --rows              with --interval: a line per interval (time, count,\n"
 "                          rate, percentiles, by default 50,90,99, max<=, the\n"
 "                          total of the samples, avg), as vmstat\n"
-"      --diff              subtract the first input from the second\n"
+"      --diff              subtract the first input from the second (of two\n"
+"                          snapshots of a group's directory: its table)\n"
 "      --compare           compare two inputs: changes, 95% intervals, KS test\n"
 "                          (of different frac_bits: at the coarsest, exactly);\n"
 "                          of two groups (directories): a row per function of\n"
@@ -226,8 +227,9 @@ static void check_opts(struct kstats_opt *o, const struct kstats_cmd *k, int arg
 	/* A table of functions: a group's (DIR, below), or of kstats trace 'GLOB'. */
 	if (k->sort)
 		table_opt_sort(o, k->sort);
+	/* --diff: of groups, checked once the inputs are known (run_two()). */
 	if ((k->lines || k->sort) && !k->trace &&
-	    (k->diff || k->cmp || k->merge || o->interval > 0 || !kstats_group_table(o)))
+	    (k->cmp || k->merge || o->interval > 0 || !kstats_group_table(o)))
 		usage_error("%s: only for the table of a group (DIR, %s)",
 			    lines_sort(k->lines, k->sort), "kstats trace 'GLOB', kstats top");
 	if (o->log2 && o->out != OUT_HIST)
@@ -311,15 +313,20 @@ static int run_two(const struct kstats_opt *o, const struct kstats_cmd *k, char 
 
 	if (ga != gb) {
 		not_a_dir(ga ? pb : pa);
-		usage_error("%s: %s", k->cmp ? "--compare" : "--diff",
-			    k->cmp ? "two groups (directories), or two metrics" :
-			    "two metrics, not groups");
+		usage_error("%s: two groups (directories), or two metrics",
+			    k->cmp ? "--compare" : "--diff");
 	}
-	if (ga && !k->cmp)
-		usage_error("--diff: two metrics, not groups");
 	if (k->cmp && o->out == OUT_JSON && !ga)
 		usage_error("--compare --json: of two groups (directories) only");
-	if (ga) {
+	if (ga && k->diff && (o->per_cpu || o->cpu >= 0 || o->out == OUT_HGRM))
+		usage_error("--diff of groups: %s, %s", o->out == OUT_HGRM ? "not --hgrm" :
+			    "not --per-cpu or --cpu", "from their _summary files, the sums of the CPUs");
+	if (!ga && k->diff && (k->lines || k->sort))
+		usage_error("%s: only for the table of a group (DIR, %s)",
+			    lines_sort(k->lines, k->sort), "kstats trace 'GLOB', kstats top");
+	if (ga && k->diff) {
+		group_diff(o, pa, pb, argv[1]);
+	} else if (ga) {
 		ret = compare_groups(o, pa, pb, argv[0], argv[1]);
 	} else {
 		load(&a, pa, o->bits);

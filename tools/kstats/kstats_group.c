@@ -282,16 +282,38 @@ struct top *group_snapshot(const struct kstats_opt *o, const char *path)
 }
 
 /*
+ * The functions of @t, each with the samples of its last interval (its
+ * _summary's: no CPUs), by name, in the format asked (not the table).
+ */
+static void group_each(const struct kstats_opt *o, struct top *t, const char *group)
+{
+	struct row **v;
+	struct ks_data d;
+	size_t n, i;
+	int bits;
+
+	v = top_sorted(t, SORT_NAME, 0, 0, &n);
+	if (o->out == OUT_OPENMETRICS)
+		om_series_check(o, n, 1);
+	group_begin(o, group);
+	for (i = 0; i < n; i++) {
+		ks_data_init(&d);
+		d.all = *row_hist(v[i], &bits);
+		d.have_all = 1;
+		d.bits = bits >= 0 ? bits : t->bits >= 0 ? t->bits : 1;
+		group_output(o, &d, group, v[i]->name, i);
+	}
+	group_end(o, n);
+	free(v);
+}
+
+/*
  * The end of kstats trace 'GLOB': the table of every function of the
  * group, over the @secs seconds of the trace; or each function (from the
  * group's _summary, without CPUs) in the format asked.
  */
 void group_report(const struct kstats_opt *o, struct top *t, const char *group, double secs)
 {
-	struct row **v;
-	struct ks_data d;
-	size_t n, i;
-
 	if (kstats_group_table(o)) {
 		printf("group %s functions %zu seconds %.3f bits %s sort %s\n",
 		       top_what(t, group), top_listed(t, &(size_t){ 0 }), secs, top_bits(t, 0),
@@ -300,19 +322,60 @@ void group_report(const struct kstats_opt *o, struct top *t, const char *group, 
 		top_free(t);
 		return;
 	}
-	v = top_sorted(t, SORT_NAME, 0, 0, &n);
-	if (o->out == OUT_OPENMETRICS)
-		om_series_check(o, n, 1);
-	group_begin(o, group);
-	for (i = 0; i < n; i++) {
-		ks_data_init(&d);
-		d.all = v[i]->hist[v[i]->cur];
-		d.have_all = 1;
-		d.bits = v[i]->bits[v[i]->cur] >= 0 ? v[i]->bits[v[i]->cur] :
-			 t->bits >= 0 ? t->bits : 1;
-		group_output(o, &d, group, v[i]->name, i);
-	}
-	group_end(o, n);
-	free(v);
+	group_each(o, t, group);
 	top_free(t);
+}
+
+/*
+ * kstats --diff OLD NEW of two snapshots of a group's directory (copies,
+ * cp -r, taken before and after): what each function of NEW recorded
+ * since OLD, from their _summary files. A function new in NEW counts all
+ * its samples; one with fewer in NEW (a reset, its module reloaded)
+ * counts from nothing; one of OLD gone from NEW is not listed: each said
+ * on standard error. Different frac_bits of a function are an error.
+ */
+void group_diff(const struct kstats_opt *o, const char *old, const char *new, const char *input)
+{
+	struct top *t = group_read(o, old, "--diff: ");
+	char *group = group_name(input), *gone = NULL;
+	size_t i, ngone = 0, len = 0;
+	FILE *f;
+
+	free(t->path);
+	t->path = strdup(new);
+	if (!t->path)
+		kstats_die(1, "out of memory");
+	top_read(t);
+	if (t->missing)
+		kstats_die(1, "--diff: %s: %s", new, strerror(t->missing));
+	f = open_memstream(&gone, &len);
+	for (i = 0; f && i < t->nrows; i++) {
+		const struct row *r = &t->rows[i];
+
+		if (r->bits[r->prv] >= 0 && r->bits[r->cur] >= 0 &&
+		    r->bits[r->prv] != r->bits[r->cur])
+			kstats_die(2, "--diff: %s: frac_bits %d in %s, %d in %s", r->name,
+				   r->bits[r->prv], old, r->bits[r->cur], new);
+		if (r->mark == '-')
+			fprintf(f, "%s %s", ngone++ ? "," : "", r->name);
+		else if (r->reset)
+			kstats_warn("--diff: %s: fewer samples in %s than in %s (%s): %s",
+				    r->name, new, old, "a reset, or its module reloaded",
+				    "counted from nothing");
+	}
+	if (!f || fclose(f))
+		kstats_die(1, "out of memory");
+	if (ngone)
+		kstats_warn("--diff: %zu function%s of %s not in %s (not listed):%s", ngone,
+			    ngone > 1 ? "s" : "", old, new, gone);
+	free(gone);
+	if (kstats_group_table(o)) {
+		printf("group %s functions %zu bits %s sort %s\n", top_what(t, group),
+		       top_listed(t, &(size_t){ 0 }), top_bits(t, 0), sort_name(o));
+		print_table(o, t, 0, out_width());
+	} else {
+		group_each(o, t, group);
+	}
+	top_free(t);
+	free(group);
 }

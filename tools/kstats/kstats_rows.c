@@ -455,8 +455,9 @@ static int read_all(struct top *t)
  * kstats --diff keeps it). Fewer samples than the read before (a reset,
  * or a group removed and made again) count from nothing. The percentiles
  * are those of every output (kstats_percentile()), of these differences.
+ * Returns whether it was a reset.
  */
-static void row_delta(const struct ks_hist *a, const struct ks_hist *b, int bits,
+static bool row_delta(const struct ks_hist *a, const struct ks_hist *b, int bits,
 		      struct ks_hist *d, size_t *dcap, uint64_t *count, double *total,
 		      size_t *last)
 {
@@ -492,6 +493,7 @@ static void row_delta(const struct ks_hist *a, const struct ks_hist *b, int bits
 		*total += d->sum[s];
 		*last = s;
 	}
+	return reset;
 }
 
 static struct ks_hist delta;
@@ -502,8 +504,8 @@ static void row_interval(struct row *r, const double *pct, int pct_n)
 	int bits = r->bits[ROW_NEXT(r)], k;
 	size_t last;
 
-	row_delta(&r->hist[r->cur], &r->hist[ROW_NEXT(r)], bits, &delta, &delta_cap, &r->n,
-		  &r->total, &last);
+	r->reset = row_delta(&r->hist[r->cur], &r->hist[ROW_NEXT(r)], bits, &delta, &delta_cap,
+			     &r->n, &r->total, &last);
 	if (r->n) {
 		for (k = 0; k < pct_n; k++)
 			r->pct[k] = kstats_percentile(&delta, r->n, pct[k]);

@@ -21,6 +21,7 @@
 #define KSTATS_TOP_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 #include "kstats.h"
 
@@ -48,6 +49,7 @@ struct row {
 	char mark;
 	/* The samples between the last two reads. */
 	uint64_t n;
+	bool reset;		/* fewer than the read before: counted from nothing */
 	uint64_t max;		/* the upper bound of the largest sample's slot */
 	double total;
 	double pct[MAX_PCTS];	/* of the columns (top->pct) */

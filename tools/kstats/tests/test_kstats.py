@@ -729,6 +729,79 @@ def follow_reads(args, snapshots):
     return rc, out, err, '; '.join(fed)
 
 
+def test_group_diff(rng):
+    """#43: --diff OLD NEW of two snapshots of a group's directory: the
+    table of what each function recorded between them (from _summary),
+    each function as --diff of its files has it; a function new in NEW
+    counted whole, one reset from nothing, one gone not listed: said."""
+    def draw(mu, n):
+        return [int(rng.lognormvariate(mu, 1)) for _ in range(n)]
+    old = {'vfs_read': {0: draw(8, 1000)}, 'vfs_write': {0: draw(9, 500), 1: draw(9, 300)},
+           'gone_fn': {0: draw(7, 10)}, 'reset_fn': {0: draw(8, 50)}}
+    new = {f: {c: list(v) for c, v in by_cpu.items()} for f, by_cpu in old.items()
+           if f != 'gone_fn'}
+    new['vfs_read'][0] += draw(10, 400)
+    new['vfs_write'][1] += draw(9, 20)
+    new['reset_fn'] = {0: draw(8, 5)}
+    new['new_fn'] = {1: draw(7, 7)}
+    d = tempfile.mkdtemp(dir=TMP)
+    do, dn = os.path.join(d, 'old', 'grp'), os.path.join(d, 'new', 'grp')
+    gen.write_group(do, old, 1)
+    gen.write_group(dn, new, 1)
+    rc, out, err = run(['--diff', do, dn])
+    lines = out.splitlines()
+    counts = {l.split()[0]: int(l.split()[1]) for l in lines[2:] if l.split()}
+    check('--diff OLD_DIR NEW_DIR: the table of the samples between them, a row per '
+          'function of NEW (one new counted whole, one reset from nothing), none of OLD only',
+          rc == 0 and lines[:1] == ['group grp functions 4 bits 1 sort total'] and
+          lines[1].split()[:2] == ['function', 'count'] and 'rate/s' not in lines[1] and
+          counts == {'vfs_read': 400, 'vfs_write': 20, 'reset_fn': 5, 'new_fn': 7},
+          out + err)
+    check('--diff OLD_DIR NEW_DIR: the reset and the function gone said on standard error',
+          'kstats: --diff: reset_fn: fewer samples in %s than in %s' % (dn, do) in err and
+          'counted from nothing' in err and
+          'kstats: --diff: 1 function of %s not in %s (not listed): gone_fn\n' % (do, dn) in err
+          and err.count('\n') == 2, err)
+    rc, out, _ = run(['--diff', '--json', do, dn])
+    funcs = json.loads(out)['functions'] if rc == 0 else {}
+    same = []
+    for f in ('vfs_read', 'vfs_write', 'new_fn'):
+        # A function new in NEW: all of its file.
+        rc2, out2, err2 = run(['--json', os.path.join(dn, f)] if f == 'new_fn' else
+                              ['--diff', '--json', os.path.join(do, f), os.path.join(dn, f)])
+        want = json.loads(out2) if rc2 == 0 else {'error': err2}
+        want.pop('cpus', None)
+        got = dict(funcs.get(f, {}))
+        got.pop('cpus', None)
+        same.append(got == want or (f, got, want))
+    check('--diff --json OLD_DIR NEW_DIR: each function as --diff of its two files has it '
+          '(all CPUs)', rc == 0 and sorted(funcs) == ['new_fn', 'reset_fn', 'vfs_read',
+                                                        'vfs_write'] and
+          all(x is True for x in same), same)
+    rc, out, _ = run(['--diff', '-s', 'count', '-n', '2', do, dn])
+    check('--diff -s count -n 2 OLD_DIR NEW_DIR: the 2 functions of the most samples',
+          rc == 0 and [l.split()[0] for l in out.splitlines()[2:]] == ['vfs_read', 'vfs_write'],
+          out)
+    rc, out, _ = run(['--diff', '--csv', do, dn])
+    check('--diff --csv OLD_DIR NEW_DIR: rows led by the function',
+          rc == 0 and out.startswith('function,') and
+          {l.split(',')[0] for l in out.splitlines()[1:]} ==
+          {'vfs_read', 'vfs_write', 'reset_fn', 'new_fn'}, out)
+    coarse = os.path.join(d, 'coarse', 'grp')
+    gen.write_group(coarse, new, 3)
+    for args, code, what in ((['--per-cpu', do, dn], 1, '--diff of groups: not --per-cpu'),
+                             (['--hgrm', do, dn], 1, '--diff of groups: not --hgrm'),
+                             ([do, os.path.join(dn, 'vfs_read')], 1,
+                              '--diff: two groups (directories), or two metrics'),
+                             (['-s', 'count', os.path.join(do, 'vfs_read'),
+                               os.path.join(dn, 'vfs_read')], 1, '--sort: only for the table'),
+                             ([do, coarse], 2, 'frac_bits 1 in %s, 3 in %s' % (do, coarse))):
+        rc, out, err = run(['--diff'] + args)
+        check('--diff %s -> exit %d, "%s"' % (' '.join(a.replace(d, 'D') for a in args), code,
+                                               what.replace(d, 'D')),
+              rc == code and not out and what in err, (rc, out, err))
+
+
 def test_group_compare(rng):
     """#43: A/B of a whole group: kstats --compare DIR_A DIR_B compares every
     function of both, a row each, the significant change first; --json of
@@ -2338,6 +2411,7 @@ def main():
         test_diff_interval(rng)
         test_bad_live_read(random.Random('%d-badread' % seed))
         test_group_compare(random.Random('%d-groupab' % seed))
+        test_group_diff(random.Random('%d-groupdiff' % seed))
         test_underscore_names(random.Random('%d-underscore' % seed))
         test_malformed()
         test_truncated(rng)
