@@ -73,12 +73,13 @@ static const char kstats_help[] =
 "  -o, --output FILE       write to FILE through a temporary file and rename()\n"
 "                          (--interval --openmetrics: each exposition)\n"
 "      --merge             sum the distributions of several inputs (of\n"
-"                          different frac_bits: at the coarsest, exactly)\n"
+"                          different frac_bits: at the coarsest, exactly; of\n"
+"                          groups' directories: their table)\n"
 "  -i, --interval SECS     print the samples of each interval, and their rate\n"
 "                          (--csv: one CSV, led by interval,time,seconds;\n"
 "                          --json: JSON Lines; --openmetrics: an exposition\n"
 "                          per interval of the totals since the start, as\n"
-"                          counters)\n"
+"                          counters); of a group's directory: its table\n"
 "  -c, --count K           with --interval: stop after K intervals\n"
 "      --rows              with --interval: a line per interval (time, count,\n"
 "                          rate, percentiles, by default 50,90,99, max<=, the\n"
@@ -227,9 +228,8 @@ static void check_opts(struct kstats_opt *o, const struct kstats_cmd *k, int arg
 	/* A table of functions: a group's (DIR, below), or of kstats trace 'GLOB'. */
 	if (k->sort)
 		table_opt_sort(o, k->sort);
-	/* --diff: of groups, checked once the inputs are known (run_two()). */
-	if ((k->lines || k->sort) && !k->trace &&
-	    (k->cmp || k->merge || o->interval > 0 || !kstats_group_table(o)))
+	/* Of groups: checked once the inputs are known (run_two(), run_merge(), run_follow()). */
+	if ((k->lines || k->sort) && !k->trace && (k->cmp || !kstats_group_table(o)))
 		usage_error("%s: only for the table of a group (DIR, %s)",
 			    lines_sort(k->lines, k->sort), "kstats trace 'GLOB', kstats top");
 	if (o->log2 && o->out != OUT_HIST)
@@ -304,6 +304,76 @@ static void check_opts(struct kstats_opt *o, const struct kstats_cmd *k, int arg
 		usage_error("--interval: not on standard input, which cannot be read again");
 }
 
+/*
+ * What the inputs rule out, once known: -n and -s where no table of a
+ * group is printed (@groups 0); --per-cpu, --cpu and --hgrm of groups
+ * (@who of them, "--diff" or "--merge"), read from their _summary files.
+ */
+static void check_groups(const struct kstats_opt *o, const struct kstats_cmd *k, int groups,
+			 const char *who)
+{
+	if (!groups && (k->lines || k->sort))
+		usage_error("%s: only for the table of a group (DIR, %s)",
+			    lines_sort(k->lines, k->sort), "kstats trace 'GLOB', kstats top");
+	if (groups && who && (o->per_cpu || o->cpu >= 0 || o->out == OUT_HGRM))
+		usage_error("%s of groups: %s, %s", who,
+			    o->out == OUT_HGRM ? "not --hgrm" : "not --per-cpu or --cpu",
+			    "from their _summary files, the sums of the CPUs");
+}
+
+/* kstats --interval SECS INPUT: of a metric, or of a group's directory. */
+static void run_follow(const struct kstats_opt *o, const struct kstats_cmd *k,
+		       const char *input)
+{
+	char *path = resolve(input);
+
+	check_groups(o, k, group_dir(path), NULL);
+	if (!group_dir(path)) {
+		free(path);
+		follow(o, input);
+		return;
+	}
+	if (o->rows || o->per_cpu || o->cpu >= 0 || o->out == OUT_HIST)
+		usage_error("--interval of a group: %s, %s%s", o->rows ? "not --rows" :
+			    o->out == OUT_HIST ? "not --hist" : "not --per-cpu or --cpu",
+			    "from its _summary, the sums of the CPUs ",
+			    "(its table, --json, --csv or --openmetrics)");
+	group_follow(o, path, input);
+	free(path);
+}
+
+/* kstats --merge INPUT...: of metrics, or of groups' directories. */
+static void run_merge(const struct kstats_opt *o, const struct kstats_cmd *k, int n, char **argv)
+{
+	char **paths = calloc(n, sizeof(*paths));
+	int i, groups = 0;
+	struct ks_data d;
+
+	if (!paths)
+		die(1, "out of memory");
+	for (i = 0; i < n; i++) {
+		paths[i] = resolve(argv[i]);
+		groups += group_dir(paths[i]);
+	}
+	if (groups && groups < n) {
+		for (i = 0; i < n; i++)
+			if (!group_dir(paths[i]))
+				not_a_dir(paths[i]);
+		usage_error("--merge: groups (directories) or metrics, not both");
+	}
+	check_groups(o, k, groups, "--merge");
+	if (groups) {
+		group_merge(o, n, paths, argv);
+	} else {
+		merge_inputs(o, &d, n, argv);
+		output(o, &d, merged_name(n, argv));
+		ks_data_free(&d);
+	}
+	for (i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+}
+
 /* kstats --diff or --compare A B: of two metrics, or --compare of two groups. */
 static int run_two(const struct kstats_opt *o, const struct kstats_cmd *k, char **argv)
 {
@@ -318,12 +388,8 @@ static int run_two(const struct kstats_opt *o, const struct kstats_cmd *k, char 
 	}
 	if (k->cmp && o->out == OUT_JSON && !ga)
 		usage_error("--compare --json: of two groups (directories) only");
-	if (ga && k->diff && (o->per_cpu || o->cpu >= 0 || o->out == OUT_HGRM))
-		usage_error("--diff of groups: %s, %s", o->out == OUT_HGRM ? "not --hgrm" :
-			    "not --per-cpu or --cpu", "from their _summary files, the sums of the CPUs");
-	if (!ga && k->diff && (k->lines || k->sort))
-		usage_error("%s: only for the table of a group (DIR, %s)",
-			    lines_sort(k->lines, k->sort), "kstats trace 'GLOB', kstats top");
+	if (k->diff)
+		check_groups(o, k, ga, "--diff");
 	if (ga && k->diff) {
 		group_diff(o, pa, pb, argv[1]);
 	} else if (ga) {
@@ -602,21 +668,16 @@ static int kstats_main(int argc, char **argv, int trace)
 	if (opt.outfile && opt.interval <= 0)
 		out_begin(opt.outfile);
 	ret = 0;
-	if (trace) {
+	if (trace)
 		ret = trace_main(&opt, k.spec, argc, argv, k.secs);
-	} else if (k.diff || k.cmp) {
+	else if (k.diff || k.cmp)
 		ret = run_two(&opt, &k, argv);
-	} else if (k.merge) {
-		struct ks_data d;
-
-		merge_inputs(&opt, &d, argc, argv);
-		output(&opt, &d, merged_name(argc, argv));
-		ks_data_free(&d);
-	} else if (opt.interval > 0) {
-		follow(&opt, argv[0]);
-	} else {
+	else if (k.merge)
+		run_merge(&opt, &k, argc, argv);
+	else if (opt.interval > 0)
+		run_follow(&opt, &k, argv[0]);
+	else
 		run_one(&opt, &k, argv[0]);
-	}
 	if (opt.outfile && opt.interval <= 0)
 		out_commit(opt.outfile);
 	return ret;

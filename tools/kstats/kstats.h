@@ -260,6 +260,10 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 struct top *group_snapshot(const struct kstats_opt *o, const char *path);
 /* ...then printed: over @secs seconds. */
 void group_report(const struct kstats_opt *o, struct top *t, const char *group, double secs);
+/* kstats --interval SECS DIR of a group's directory @path, named @input. */
+void group_follow(const struct kstats_opt *o, const char *path, const char *input);
+/* kstats --merge of @n groups' directories @paths, named @inputs. */
+void group_merge(const struct kstats_opt *o, int n, char **paths, char **inputs);
 /* kstats --diff OLD NEW of two snapshots of a group's directory (@input: NEW's name). */
 void group_diff(const struct kstats_opt *o, const char *old, const char *new, const char *input);
 

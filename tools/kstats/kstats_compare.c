@@ -125,6 +125,22 @@ static double outwards(double x, bool up, int *dec)
  * "~" when the interval holds 0: within the resolution and the noise.
  * Without an interval (@few), the change alone and why.
  */
+/* A statistic of both inputs, and the 95% interval of B's change from A. */
+struct cmp_stat {
+	double a, b;
+	double lo, hi;		/* the interval of b - a */
+	bool few;		/* too few samples for an interval */
+	int bits;		/* a percentile's: a and b are slots' means; else -1 */
+};
+
+/* What --compare finds of two distributions. */
+struct cmp_result {
+	struct stats sa, sb;
+	struct cmp_stat mean, pct[MAX_PCTS];
+	double d, p;		/* Kolmogorov-Smirnov: the largest gap, its p-value */
+	size_t at;		/* the slot of the largest gap */
+};
+
 /*
  * A value of a statistic: as fmt_val(), but without --unit a value below
  * 100 that is not an integer keeps 3 significant digits (a mean of 0.5:
@@ -141,6 +157,23 @@ static const char *fmt_stat(const struct kstats_opt *o, char *buf, size_t n, dou
 		fmt_val(num, sizeof(num), v, ks_unit(o));
 	snprintf(buf, n, "%s%s", sign && v >= 0 ? "+" : "", num);
 	return buf;
+}
+
+/*
+ * A value @v of @st: a percentile's, the mean of its slot, to the digits
+ * that the slot's width supports (fmt_in_slot(), as the tables of
+ * functions print it); the mean's as fmt_stat().
+ */
+static const char *fmt_point(const struct kstats_opt *o, char *buf, size_t n,
+			     const struct cmp_stat *st, double v)
+{
+	size_t s;
+
+	if (st->bits < 0 || !(v >= 0) || v >= 0x1p64)
+		return fmt_stat(o, buf, n, v, false);
+	s = ks_slot((uint64_t)v, st->bits);
+	return fmt_in_slot(buf, n, v, ks_slot_min(s, st->bits), ks_slot_max(s, st->bits),
+			   ks_unit(o));
 }
 
 /*
@@ -161,13 +194,15 @@ static double rounded(double x, int d)
 	return v == 0 ? 0 : v;
 }
 
-static void compare_line(const struct kstats_opt *o, const char *what, int w, double va, double vb,
-			 double dlo, double dhi, bool few)
+static void compare_line(const struct kstats_opt *o, const char *what, int w,
+			 const struct cmp_stat *st)
 {
+	double va = st->a, vb = st->b, dlo = st->lo, dhi = st->hi;
 	char x[64], y[64], l[64], h[64], c[64];
+	bool few = st->few;
 
-	printf("%-8s %*s %*s", what, w, fmt_stat(o, x, sizeof(x), va, false),
-	       w, fmt_stat(o, y, sizeof(y), vb, false));
+	printf("%-8s %*s %*s", what, w, fmt_point(o, x, sizeof(x), st, va),
+	       w, fmt_point(o, y, sizeof(y), st, vb));
 	/* Where A is 0, the change in absolute terms. */
 	if (va > 0) {
 		/* Without an interval, nothing says a decimal would be right. */
@@ -196,21 +231,6 @@ static void compare_line(const struct kstats_opt *o, const char *what, int w, do
 		       plo <= 0 && phi >= 0 ? "  ~" : "");
 	}
 }
-
-/* A statistic of both inputs, and the 95% interval of B's change from A. */
-struct cmp_stat {
-	double a, b;
-	double lo, hi;		/* the interval of b - a */
-	bool few;		/* too few samples for an interval */
-};
-
-/* What --compare finds of two distributions. */
-struct cmp_result {
-	struct stats sa, sb;
-	struct cmp_stat mean, pct[MAX_PCTS];
-	double d, p;		/* Kolmogorov-Smirnov: the largest gap, its p-value */
-	size_t at;		/* the slot of the largest gap */
-};
 
 /* The comparison of @ha and @hb, both of frac_bits @bits, into @res. */
 static void compare_compute(const struct kstats_opt *o, const struct ks_hist *ha,
@@ -254,7 +274,7 @@ static void compare_compute(const struct kstats_opt *o, const struct ks_hist *ha
 			     (double)ks_slot_max(sa->last, bits));
 	hi = (double)ks_slot_max(sb->last, bits) - (double)ks_slot_min(sa->first, bits);
 	res->mean = (struct cmp_stat){ sa->mean, sb->mean, fmax(lo, dlo), fmin(hi, dhi),
-				       sa->n < 2 || sb->n < 2 };
+				       sa->n < 2 || sb->n < 2, -1 };
 	for (i = 0; i < o->npct; i++) {
 		ok = pct_interval(ha, bits, sa->n, o->pct[i], &alo, &ahi) &&
 		     pct_interval(hb, bits, sb->n, o->pct[i], &blo, &bhi);
@@ -270,7 +290,7 @@ static void compare_compute(const struct kstats_opt *o, const struct ks_hist *ha
 			dlo = va * (blo / ahi - 1);
 			dhi = va * (bhi / alo - 1);
 		}
-		res->pct[i] = (struct cmp_stat){ va, sb->pct[i].value, dlo, dhi, !ok };
+		res->pct[i] = (struct cmp_stat){ va, sb->pct[i].value, dlo, dhi, !ok, bits };
 	}
 	/*
 	 * Two-sample Kolmogorov-Smirnov test on the binned data: the largest
@@ -320,14 +340,12 @@ static void compare_at(const struct kstats_opt *o, const struct ks_hist *ha,
 	       w, head(y, sizeof(y), ab, 1, w), "change", "95% interval of the change");
 	printf("%-8s %*llu %*llu\n", "count", w, (unsigned long long)res->sa.n,
 	       w, (unsigned long long)res->sb.n);
-	compare_line(o, "mean", w, res->mean.a, res->mean.b, res->mean.lo, res->mean.hi,
-		     res->mean.few);
+	compare_line(o, "mean", w, &res->mean);
 	for (i = 0; i < o->npct; i++) {
 		char col[40];
 
 		snprintf(col, sizeof(col), "p%s", pct_name(q, sizeof(q), o->pct[i]));
-		compare_line(o, col, w, res->pct[i].a, res->pct[i].b, res->pct[i].lo,
-			     res->pct[i].hi, res->pct[i].few);
+		compare_line(o, col, w, &res->pct[i]);
 	}
 	printf("~: the interval holds 0, the change is within the resolution (slot bounds)\n"
 	       "   and the sampling noise (sample counts); intervals of at least 95%%,\n"
@@ -545,7 +563,7 @@ static const char *change_cell(const struct kstats_opt *o, char *val, size_t vn,
 	int dl, dh;
 	double lo, hi;
 
-	fmt_stat(o, val, vn, st->a, false);
+	fmt_point(o, val, vn, st, st->a);
 	if (st->few) {
 		snprintf(buf, n, "(few samples)");
 	} else if (!(st->a > 0)) {

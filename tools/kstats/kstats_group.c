@@ -7,10 +7,13 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kstats_top.h"
@@ -24,11 +27,16 @@ int kstats_group_table(const struct kstats_opt *o)
  * A group in the output format asked (--json, --csv, --openmetrics,
  * --hist, --per-cpu): begin, then each function (@i from 0), then end.
  */
-static void group_begin(const struct kstats_opt *o, const char *group)
+static void group_begin(const struct kstats_opt *o, const char *group,
+			const struct interval *iv)
 {
 	switch (o->out) {
 	case OUT_JSON:
-		printf("{\"group\":");
+		if (iv)
+			printf("{\"interval\":%ld,\"time\":%.3f,\"seconds\":%.3f,\"group\":",
+			       iv->i, iv->time, iv->secs);
+		else
+			printf("{\"group\":");
 		json_string(group);
 		printf(",\"functions\":{");
 		break;
@@ -52,7 +60,7 @@ static void group_begin(const struct kstats_opt *o, const char *group)
  * otherwise the function's name, then its output.
  */
 static void group_output(const struct kstats_opt *o, const struct ks_data *d,
-			 const char *group, const char *func, size_t i)
+			 const char *group, const char *func, size_t i, const struct interval *iv)
 {
 	char metric[512], fn[512], labels[1200];
 	size_t c;
@@ -65,7 +73,7 @@ static void group_output(const struct kstats_opt *o, const struct ks_data *d,
 		json_stats(o, d, selected(o, d, func), 1);
 		break;
 	case OUT_CSV:
-		print_csv(o, d, selected(o, d, func), NULL, func, !i);
+		print_csv(o, d, selected(o, d, func), iv, func, !i);
 		break;
 	case OUT_OPENMETRICS:
 		if (o->le_bits > d->bits)
@@ -94,10 +102,10 @@ static void group_output(const struct kstats_opt *o, const struct ks_data *d,
 	}
 }
 
-static void group_end(const struct kstats_opt *o, size_t n)
+static void group_end(const struct kstats_opt *o, size_t n, const struct interval *iv)
 {
 	if (o->out == OUT_CSV && !n)
-		print_csv(o, NULL, &(struct ks_hist){ 0 }, NULL, "", 1);
+		print_csv(o, NULL, &(struct ks_hist){ 0 }, iv, "", 1);
 	else if (o->out == OUT_JSON)
 		printf("}}\n");
 	else if (o->out == OUT_OPENMETRICS)
@@ -196,6 +204,7 @@ static struct top *group_read(const struct kstats_opt *o, const char *path, cons
 
 	pcts = table_pcts(o, &npct);
 	t = top_new(path, NULL, 1, o->bits, pcts, npct);
+	t->who = "";
 	t->strict = 1;
 	top_read(t);
 	if (t->missing)
@@ -253,7 +262,7 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 	qsort(names, n, sizeof(*names), name_cmp);
 	if (o->out == OUT_OPENMETRICS)
 		om_series_check(o, o->per_cpu ? group_cpus(path, names, n) : n, 0);
-	group_begin(o, group);
+	group_begin(o, group, NULL);
 	for (i = 0; i < n; i++) {
 		p = top_printf("%s/%s", path, names[i]);
 		f = fopen(p, "r");
@@ -263,7 +272,7 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 			if (ks_read(&d, f) || ks_finish(&d, bits))
 				kstats_die(2, "%s: %s", p, d.err);
 			fclose(f);
-			group_output(o, &d, group, names[i], k++);
+			group_output(o, &d, group, names[i], k++, NULL);
 			ks_data_free(&d);
 		} else if (errno != ENOENT) {
 			kstats_die(1, "%s: %s", p, strerror(errno));
@@ -271,7 +280,7 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 		free(p);
 		free(names[i]);
 	}
-	group_end(o, k);
+	group_end(o, k, NULL);
 	free(names);
 	free(group);
 }
@@ -283,9 +292,11 @@ struct top *group_snapshot(const struct kstats_opt *o, const char *path)
 
 /*
  * The functions of @t, each with the samples of its last interval (its
- * _summary's: no CPUs), by name, in the format asked (not the table).
+ * _summary's: no CPUs), or with @whole all of its samples, by name, in
+ * the format asked (not the table); @iv: the interval of --interval.
  */
-static void group_each(const struct kstats_opt *o, struct top *t, const char *group)
+static void group_each(const struct kstats_opt *o, struct top *t, const char *group,
+		       const struct interval *iv, bool whole)
 {
 	struct row **v;
 	struct ks_data d;
@@ -295,15 +306,20 @@ static void group_each(const struct kstats_opt *o, struct top *t, const char *gr
 	v = top_sorted(t, SORT_NAME, 0, 0, &n);
 	if (o->out == OUT_OPENMETRICS)
 		om_series_check(o, n, 1);
-	group_begin(o, group);
+	group_begin(o, group, iv);
 	for (i = 0; i < n; i++) {
 		ks_data_init(&d);
-		d.all = *row_hist(v[i], &bits);
+		if (whole) {
+			d.all = v[i]->hist[v[i]->cur];
+			bits = v[i]->bits[v[i]->cur];
+		} else {
+			d.all = *row_hist(v[i], &bits);
+		}
 		d.have_all = 1;
 		d.bits = bits >= 0 ? bits : t->bits >= 0 ? t->bits : 1;
-		group_output(o, &d, group, v[i]->name, i);
+		group_output(o, &d, group, v[i]->name, i, iv);
 	}
-	group_end(o, n);
+	group_end(o, n, iv);
 	free(v);
 }
 
@@ -322,8 +338,69 @@ void group_report(const struct kstats_opt *o, struct top *t, const char *group, 
 		top_free(t);
 		return;
 	}
-	group_each(o, t, group);
+	group_each(o, t, group, NULL, false);
 	top_free(t);
+}
+
+/*
+ * kstats --merge of the @n groups' directories @paths (named @inputs):
+ * each function's samples summed over the groups that have it (from
+ * their _summary files), at the coarsest frac_bits of them (said, as
+ * --merge of metrics says it); the group's table, or each function in
+ * the format asked.
+ */
+void group_merge(const struct kstats_opt *o, int n, char **paths, char **inputs)
+{
+	struct top **g = top_alloc(NULL, n * sizeof(*g));
+	char *list = NULL;
+	size_t len = 0;
+	int i, bits = KS_MAX_BITS, differ = 0;
+	FILE *f;
+
+	for (i = 0; i < n; i++) {
+		g[i] = group_read(o, paths[i], "--merge: ");
+		if (g[i]->bits >= 0 && g[i]->bits < bits)
+			bits = g[i]->bits;
+		differ |= g[i]->bits != g[0]->bits;
+	}
+	if (differ) {
+		f = open_memstream(&list, &len);
+		for (i = 0; f && i < n; i++)
+			fprintf(f, "%s %s has %d", i ? "," : "", inputs[i], g[i]->bits);
+		if (!f || fclose(f))
+			kstats_die(1, "out of memory");
+		kstats_warn("--merge: the groups' frac_bits differ:%s; merged at frac_bits %d, %s%s",
+			    list, bits, "the coarsest (exact: each of its slots is a union ",
+			    "of finer ones)");
+		free(list);
+	}
+	for (i = 1; i < n; i++) {
+		top_add(g[0], g[i], bits);
+		top_free(g[i]);
+	}
+	/* The groups' common name, or "merged". */
+	list = group_name(inputs[0]);
+	for (i = 1; i < n; i++) {
+		char *name = group_name(inputs[i]);
+
+		if (strcmp(name, list)) {
+			free(list);
+			list = strdup("merged");
+		}
+		free(name);
+		if (!list)
+			kstats_die(1, "out of memory");
+	}
+	if (kstats_group_table(o)) {
+		printf("group %s functions %zu bits %s sort %s\n", top_what(g[0], list),
+		       top_listed(g[0], &(size_t){ 0 }), top_bits(g[0], 0), sort_name(o));
+		print_table(o, g[0], 0, out_width());
+	} else {
+		group_each(o, g[0], list, NULL, false);
+	}
+	top_free(g[0]);
+	free(list);
+	free(g);
 }
 
 /*
@@ -374,7 +451,76 @@ void group_diff(const struct kstats_opt *o, const char *old, const char *new, co
 		       top_listed(t, &(size_t){ 0 }), top_bits(t, 0), sort_name(o));
 		print_table(o, t, 0, out_width());
 	} else {
-		group_each(o, t, group);
+		group_each(o, t, group, NULL, false);
+	}
+	top_free(t);
+	free(group);
+}
+
+/*
+ * kstats --interval SECS DIR, DIR a group's: at each interval, the table
+ * of what its functions recorded in it, with their rate (from its
+ * _summary, as kstats top -b); with --json a JSON line, with --csv the
+ * rows of one CSV, led by the interval, time and seconds; --openmetrics
+ * the totals so far (with -o, each exposition replaces the file). A read
+ * of malformed text after the first is skipped (said once), the next
+ * covers its time; a group removed is waited for, as a metric is.
+ */
+void group_follow(const struct kstats_opt *o, const char *path, const char *input)
+{
+	char *group = group_name(input);
+	double next, t0, t1;
+	struct timespec ts;
+	struct top *t;
+	size_t k;
+	long i;
+	int gone = 0;
+
+	t = group_read(o, path, "");
+	t->strict = 0;
+	t0 = now_s(CLOCK_MONOTONIC);
+	next = t0 + o->interval;
+	for (i = 1; !o->count || i <= o->count; i++) {
+		ts.tv_sec = (time_t)next;
+		ts.tv_nsec = (long)((next - (time_t)next) * 1e9);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		t1 = now_s(CLOCK_MONOTONIC);
+		next = fmax(next + o->interval, t1);
+		if (top_read(t)) {
+			top_say_bad(t);
+			i--;
+			continue;
+		}
+		if (t->missing && !gone++)
+			kstats_warn("%s: %s; waiting for it", input, strerror(t->missing));
+		else if (!t->missing && gone)
+			kstats_warn("%s: back", input);
+		gone = t->missing ? gone : 0;
+		for (k = 0; k < t->nrows; k++)
+			if (t->rows[k].seen == t->gen && t->rows[k].reset)
+				kstats_warn("interval %ld: %s: %s (%s): counted from nothing", i,
+					    t->rows[k].name, "fewer samples than the read before",
+					    "a reset, or its module reloaded");
+		if (o->out == OUT_OPENMETRICS) {
+			if (o->outfile)
+				out_begin(o->outfile);
+			group_each(o, t, group, NULL, true);
+			if (o->outfile)
+				out_commit(o->outfile);
+		} else if (o->out != OUT_SUMMARY) {
+			struct interval iv = { i, now_s(CLOCK_REALTIME), t1 - t0 };
+
+			group_each(o, t, group, &iv, false);
+		} else {
+			printf("interval %ld seconds %.3f group %s functions %zu bits %s sort %s\n",
+			       i, t1 - t0, top_what(t, group), top_listed(t, &(size_t){ 0 }),
+			       top_bits(t, 0), sort_name(o));
+			print_table(o, t, t1 - t0, out_width());
+		}
+		if (fflush(stdout))
+			kstats_die(1, "standard output: %s", strerror(errno));
+		t0 = t1;
 	}
 	top_free(t);
 	free(group);

@@ -168,7 +168,7 @@ void top_say_skipped(struct top *t)
 	if (t->hold)
 		return;
 	for (; t->said < t->nskipped; t->said++)
-		kstats_warn("top: %s", t->skipped[t->said]);
+		kstats_warn("%s%s", t->who ? t->who : "top: ", t->skipped[t->said]);
 }
 
 /*
@@ -523,6 +523,62 @@ const struct ks_hist *row_hist(const struct row *r, int *bits)
 	row_delta(&r->hist[r->prv], &r->hist[r->cur], *bits, &delta, &delta_cap, &n, &total,
 		  &last);
 	return &delta;
+}
+
+/*
+ * The rows of @src's last read added to @t's (kstats --merge of groups):
+ * each function's samples summed at frac_bits @bits, as coarse as every
+ * row's or coarser (a union of finer slots: each count stays exact).
+ * Each row's cells are those of the sum, as if one read had found it.
+ */
+void top_add(struct top *t, const struct top *src, int bits)
+{
+	const struct row *sr;
+	struct ks_hist tmp;
+	struct row *r;
+	size_t i, last;
+	int k;
+
+	for (i = 0; i < t->nrows; i++) {
+		r = &t->rows[i];
+		if (r->seen != t->gen || r->bits[r->cur] < 0 || r->bits[r->cur] == bits)
+			continue;
+		tmp = (struct ks_hist){ 0 };
+		hist_add_at(&tmp, &r->hist[r->cur], r->bits[r->cur], bits);
+		free(r->hist[r->cur].count);
+		free(r->hist[r->cur].sum);
+		r->hist[r->cur] = tmp;
+		r->bits[r->cur] = bits;
+	}
+	for (i = 0; i < src->nrows; i++) {
+		sr = &src->rows[i];
+		if (sr->seen != src->gen)
+			continue;
+		r = row_get(t, "", sr->name);
+		if (sr->bits[sr->cur] >= 0) {
+			hist_add_at(&r->hist[r->cur], &sr->hist[sr->cur], sr->bits[sr->cur], bits);
+			r->bits[r->cur] = bits;
+		}
+		if (__builtin_add_overflow(r->samples[r->cur], sr->samples[sr->cur],
+					   &r->samples[r->cur]))
+			kstats_die(2, "--merge: the samples of %s add up past %llu: out of range",
+				   r->shown, (unsigned long long)UINT64_MAX);
+		r->seen = t->gen;
+		r->listed = 1;
+	}
+	for (i = 0; i < t->nrows; i++) {
+		r = &t->rows[i];
+		r->n = 0;
+		if (r->seen != t->gen || r->bits[r->cur] < 0)
+			continue;
+		row_delta(&r->hist[r->prv], &r->hist[r->cur], bits, &delta, &delta_cap, &r->n,
+			  &r->total, &last);
+		for (k = 0; r->n && k < t->npct; k++)
+			r->pct[k] = kstats_percentile(&delta, r->n, t->pct[k]);
+		if (r->n)
+			r->max = ks_slot_max(last, bits);
+	}
+	t->bits = bits;
 }
 
 /*

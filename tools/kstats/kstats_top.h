@@ -91,6 +91,7 @@ struct top {
 	char **skipped;
 	size_t nskipped, said;
 	int hold;		/* on a terminal's screen: said once it is left */
+	const char *who;	/* what says them: "top: " (NULL), or "" (kstats) */
 };
 
 /* kstats_rows.c: the rows */
@@ -108,6 +109,8 @@ void top_free(struct top *t);
 /* A read; -1 when malformed text made it skip it (said by top_say_bad()). */
 int top_read(struct top *t);
 void top_say_bad(struct top *t);
+/* The rows of @src's last read added to @t's, at frac_bits @bits (--merge). */
+void top_add(struct top *t, const struct top *src, int bits);
 /* The files skipped, said on standard error (unless @t->hold). */
 void top_say_skipped(struct top *t);
 /*

@@ -802,6 +802,59 @@ def test_group_diff(rng):
               rc == code and not out and what in err, (rc, out, err))
 
 
+def test_group_merge(rng):
+    """#43: --merge of groups' directories (runs, hosts): the table of
+    each function summed over the groups that have it, at the coarsest
+    frac_bits (said), each function as --merge of its files has it."""
+    def draw(mu, n):
+        return [int(rng.lognormvariate(mu, 1)) for _ in range(n)]
+    a = {'f1': {0: draw(8, 1000)}, 'f2': {1: draw(6, 30)}, 'only_a': {0: draw(5, 3)}}
+    b = {'f1': {0: draw(9, 600), 2: draw(9, 50)}, 'f2': {0: draw(6, 20)},
+         'only_b': {1: draw(5, 4)}}
+    d = tempfile.mkdtemp(dir=TMP)
+    da, db = os.path.join(d, 'host1', 'grp'), os.path.join(d, 'host2', 'grp')
+    gen.write_group(da, a, 1)
+    gen.write_group(db, b, 3)
+    rc, out, err = run(['--merge', da, db])
+    lines = out.splitlines()
+    counts = {l.split()[0]: int(l.split()[1]) for l in lines[2:] if l.split()}
+    check('--merge DIR_A DIR_B: the table of each function summed over both (one of one '
+          'group whole), at the coarsest frac_bits, said',
+          rc == 0 and lines[:1] == ['group grp functions 4 bits 1 sort total'] and
+          counts == {'f1': 1650, 'f2': 50, 'only_a': 3, 'only_b': 4} and
+          err == 'kstats: --merge: the groups\' frac_bits differ: %s has 1, %s has 3; merged '
+          'at frac_bits 1, the coarsest (exact: each of its slots is a union of finer '
+          'ones)\n' % (da, db), out + err)
+    # The finer group first: its rows made coarser too.
+    rc, out, _ = run(['--merge', '--json', db + '/', da])
+    doc = json.loads(out) if rc == 0 else {}
+    same = []
+    for f in ('f1', 'f2'):
+        rc2, out2, err2 = run(['--merge', '--json', os.path.join(db, f), os.path.join(da, f)])
+        want = json.loads(out2) if rc2 == 0 else {'error': err2}
+        want.pop('cpus', None)
+        got = dict(doc.get('functions', {}).get(f, {}))
+        got.pop('cpus', None)
+        same.append(got == want or (f, got, want))
+    check('--merge --json DIR_B/ DIR_A: the group named as both are, each function as '
+          '--merge of its files has it (all CPUs)', rc == 0 and doc.get('group') == 'grp' and
+          all(x is True for x in same), same)
+    other = os.path.join(d, 'other')
+    gen.write_group(other, a, 1)
+    rc, out, _ = run(['--merge', '-s', 'count', '-n', '1', da, other])
+    check('--merge -s count -n 1 of groups of different names: "merged", the function of '
+          'the most samples', rc == 0 and out.splitlines()[0].startswith('group merged ') and
+          [l.split()[0] for l in out.splitlines()[2:]] == ['f1'], out)
+    for args, what in (([da, os.path.join(db, 'f1')], 'groups (directories) or metrics, '
+                        'not both'),
+                       (['--per-cpu', da, db], '--merge of groups: not --per-cpu'),
+                       (['-n', '1', os.path.join(da, 'f1'), os.path.join(db, 'f1')],
+                        '--lines: only for the table')):
+        rc, out, err = run(['--merge'] + args)
+        check('--merge %s -> exit 1, "%s"' % (' '.join(x.replace(d, 'D') for x in args), what),
+              rc == 1 and not out and what in err, (rc, out, err))
+
+
 def test_group_compare(rng):
     """#43: A/B of a whole group: kstats --compare DIR_A DIR_B compares every
     function of both, a row each, the significant change first; --json of
@@ -924,6 +977,27 @@ def test_group_compare(rng):
     row = next((l for l in out.splitlines() if l.startswith('zero ')), '')
     check('--compare DIR_A DIR_B, A\'s mean 0: "0 +0.5 [0, 1] ~ (A is 0)" in its row',
           rc == 0 and re.search(r' 0 \+0\.5 \[0, 1\] ~ \(A is 0\)', row), (out, err))
+    # A percentile of A and B as the tables print it: to the digits its
+    # slot supports (a group's default frac_bits 1: slots up to 50% wide).
+    ca, cb = os.path.join(d, 'CA'), os.path.join(d, 'CB')
+    gen.write_group(ca, {'f': {0: [int(rng.lognormvariate(10, 1)) for _ in range(3000)]}}, 1)
+    gen.write_group(cb, {'f': {0: [int(rng.lognormvariate(10.3, 1)) for _ in range(3000)]}}, 1)
+    tables = []
+    for g in (ca, cb):
+        rc, out, _ = run([g])
+        tables.append(out.splitlines()[2].split()[2:4] if rc == 0 else None)
+    rc, out, _ = run(['--compare', '-p', '50,99', os.path.join(ca, 'f'), os.path.join(cb, 'f')])
+    pair = {l.split()[0]: l.split()[1:3] for l in out.splitlines() if re.match(r'p\d', l)}
+    rc2, out2, _ = run(['--compare', ca, cb])
+    # The row's plain numbers after the counts: A's mean, p50, p99.
+    cells = [t for t in out2.splitlines()[1].split()[3:] if re.fullmatch(r'\d+(\.\d+)?', t)] \
+        if rc2 == 0 else []
+    check('--compare A B at frac_bits 1: p50 and p99 of A and B to the digits their slots '
+          'support, as the groups\' tables print them; the group A/B row\'s A cells too',
+          rc == 0 and tables[0] and tables[1] and
+          [pair.get('p50', [None])[0], pair.get('p99', [None])[0]] == tables[0] and
+          [pair.get('p50', [None, None])[1], pair.get('p99', [None, None])[1]] == tables[1]
+          and cells[1:3] == tables[0], (tables, pair, out2))
 
 
 def test_underscore_names(rng):
@@ -1459,18 +1533,17 @@ def test_misc(rng):
                                                      'corpus', 'two-slots')])
     check('--compare of a directory without _summary: exit 1, says why it is not a group',
           rc == 1 and 'not a group\'s (it has no _summary)' in err, err)
-    # A group's directory where one metric is read: said as such.
+    # A group's directory and a metric to --merge: said as such.
     grp = os.path.join(TMP, 'agroup')
     gen.write_group(grp, {'f': {0: [100, 200]}}, 3)
     bad = []
-    for args in (['--merge', grp, grp], ['--interval', '1', '--count', '1', grp + '/'],
-                 ['--hist', '--merge', grp + '/', path]):
+    for args in (['--merge', grp, path], ['--hist', '--merge', path, grp + '/']):
         rc, _, err = run(args)
-        if rc != 1 or "a group's directory, where one metric is read" not in err or \
+        if rc != 1 or '--merge: groups (directories) or metrics, not both' not in err or \
                 'no _summary' in err:
             bad.append((args, rc, err))
-    check('--merge and --interval of a group\'s directory: exit 1, "a group\'s directory, '
-          'where one metric is read", not "no _summary"', not bad, bad)
+    check('--merge of a group\'s directory and a metric: exit 1, "groups (directories) or '
+          'metrics, not both", not "no _summary"', not bad, bad)
     rc, out, err = run(['--cpu', '99', '--json', path])
     check('--cpu 99 on CPUs 0..3 -> exit 2 (an input error), names CPUs 0 to 3',
           rc == 2 and not out and 'CPUs 0 to 3 only' in err, out + err)
@@ -2412,6 +2485,7 @@ def main():
         test_bad_live_read(random.Random('%d-badread' % seed))
         test_group_compare(random.Random('%d-groupab' % seed))
         test_group_diff(random.Random('%d-groupdiff' % seed))
+        test_group_merge(random.Random('%d-groupmerge' % seed))
         test_underscore_names(random.Random('%d-underscore' % seed))
         test_malformed()
         test_truncated(rng)

@@ -1272,6 +1272,82 @@ def promtool(out):
     return p.returncode == 0, p.stdout + p.stderr
 
 
+def test_group_interval(rng):
+    """#43: kstats --interval SECS DIR of a group: each interval's table
+    (with rate/s), JSON line or CSV rows of what its functions recorded;
+    --openmetrics -o FILE the totals; a malformed read skipped, a reset
+    said; what it cannot do refused."""
+    funcs = group_funcs(rng)
+    d = tempfile.mkdtemp(dir=H.TMP)
+    g = os.path.join(d, 'vfs')
+    gen.write_group(g, funcs, BITS)
+    summ = os.path.join(g, '_summary')
+    s0, s1, s2 = (take(funcs, f) for f in (0.3, 0.6, 1.0))
+    snaps = [gen.render_summary(s, BITS) for s in (s0, s1, s2)]
+    want = [{f: len(v) for f, v in between(a, b).items()} for a, b in ((s0, s1), (s1, s2))]
+    cut = snaps[1][:len(snaps[1]) // 2].rsplit('\n', 1)[0] + '\nfunction vfs_read bits'
+    rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '2', g], summ,
+                                [snaps[0], cut, snaps[1], snaps[2]])
+    tables = parse_tables(out)
+    got = [{w[0]: int(w[1]) for w in rows} for _, rows in tables]
+    heads = [' '.join(h[:2] + h[4:]) for h, _ in tables]
+    H.check('--interval SECS DIR: a table per interval (its rate/s too) of what each '
+            'function recorded; a malformed read skipped, said once',
+            rc == 0 and not fed and got == want and
+            heads == ['interval 1 group vfs functions 4 bits %d sort total' % BITS,
+                      'interval 2 group vfs functions 4 bits %d sort total' % BITS] and
+            out.count('rate/s') == 2 and err.count('skipped that read') == 1 and
+            err.startswith('kstats: %s: line ' % summ), (rc, fed, out, err))
+    rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '1', g], summ,
+                                [snaps[1], snaps[0]])
+    H.check('--interval SECS DIR: a function with fewer samples than the read before is '
+            'said, and counted from nothing',
+            rc == 0 and not fed and all('interval 1: %s: fewer samples than the read before'
+                                        % f in err for f in funcs) and
+            {w[0]: int(w[1]) for w in parse_tables(out)[0][1]} ==
+            {f: len(flat(v))
+             for f, v in s0.items()}, (rc, fed, out, err))
+    rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '2', '--json', g], summ, snaps)
+    docs = [json.loads(ln) for ln in out.splitlines()] if rc == 0 else []
+    H.check('--interval SECS --json DIR: a JSON line per interval, its functions\' counts',
+            rc == 0 and not fed and [x['interval'] for x in docs] == [1, 2] and
+            all(x['group'] == 'vfs' and x['seconds'] > 0 for x in docs) and
+            [{f: v['count'] for f, v in x['functions'].items()} for x in docs] == want,
+            (rc, fed, out, err))
+    rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '2', '--csv', g], summ, snaps)
+    rows = list(csv.reader(io.StringIO(out))) if rc == 0 else [[]]
+    sums = [{}, {}]
+    try:
+        for r in rows[1:]:
+            sums[int(r[0]) - 1][r[3]] = sums[int(r[0]) - 1].get(r[3], 0) + int(r[7])
+    except (ValueError, IndexError):
+        sums = None
+    H.check('--interval SECS --csv DIR: one CSV, its header once, rows led by the '
+            'interval, time, seconds and function',
+            rc == 0 and not fed and rows[0][:4] == ['interval', 'time', 'seconds', 'function']
+            and sums == want, (rc, fed, out[:500], err))
+    om = os.path.join(d, 'vfs.prom')
+    rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '1', '--openmetrics', '-o', om,
+                                 g], summ, snaps[:2])
+    with open(om, encoding='ascii') if os.path.exists(om) else io.StringIO() as f:
+        text = f.read()
+    counts = dict(re.findall(r'kstats_latency_count\{metric="vfs",function="([^"]*)"\} (\d+)',
+                             text))
+    H.check('--interval SECS --openmetrics -o FILE DIR: FILE the exposition of the totals '
+            'so far, each function\'s',
+            rc == 0 and not fed and not out and text.endswith('# EOF\n') and
+            {f: int(c) for f, c in counts.items()} ==
+            {f: len(flat(v)) for f, v in s1.items()}, (rc, fed, text[-300:], err))
+    for args, what in ((['--rows'], 'not --rows'), (['--per-cpu'], 'not --per-cpu'),
+                       (['--hist'], 'not --hist')):
+        rc, out, err = H.run(['--interval', '1'] + args + [g])
+        H.check('--interval 1 %s DIR -> exit 1, "%s"' % (' '.join(args), what),
+                rc == 1 and not out and '--interval of a group: ' + what in err, err)
+    rc, out, err = H.run(['--interval', '1', '-s', 'count', os.path.join(g, 'vfs_read')])
+    H.check('--interval 1 -s count METRIC -> exit 1, only for a group\'s table',
+            rc == 1 and '--sort: only for the table of a group' in err, err)
+
+
 def test_top_bad_read(rng):
     """#43.2: kstats top reading a _summary rewritten in place: a malformed
     read is skipped (no table), said once on stderr, and the next interval
@@ -1867,7 +1943,6 @@ def test_usage():
                        (['trace', 'vfs_read', '-n', '5'], '--lines: only with a glob'),
                        (['trace', 'vfs_*', '--name', 'a/b'], 'is not a group name'),
                        (['--lines', '5', '--json', 'x'], '--lines: only for'),
-                       (['--sort', 'count', '--interval', '1', 'x'], '--sort: only for'),
                        (['-n', '5', '-s', 'name', '--csv', 'x'], '--lines and --sort: only for'),
                        (['--sort', 'p95', 'x'], "--sort: 'p95' is not")):
         rc, out, err = H.run(args)
@@ -2219,6 +2294,7 @@ def tests(harness, rng):
     test_control_names(rng)
     test_top_narrow(rng)
     test_top_bad_read(rng)
+    test_group_interval(rng)
     test_group_table_options(rng)
     test_max_bound()
     test_top_local_name()
