@@ -100,8 +100,8 @@ static const char kstats_help[] =
 "  -n, --lines N           a group's table (DIR, kstats trace 'GLOB'): its\n"
 "                          first N rows\n"
 "  -s, --sort KEY          a group's table: sorted by total (default), count,\n"
-"                          rate, name, max, avg, or pQ, a percentile column\n"
-"                          (p50, p99)\n"
+"                          rate (with a rate/s column), name, max, avg, or\n"
+"                          pQ, a percentile column (p50, p99)\n"
 "      --name NAME         kstats trace 'GLOB': the group's name (default\n"
 "                          kstats-trace-PID)\n"
 "  -h, --help              this text\n"
@@ -304,6 +304,15 @@ static void check_opts(struct kstats_opt *o, const struct kstats_cmd *k, int arg
 		usage_error("--interval: not on standard input, which cannot be read again");
 }
 
+/* -s rate of a table without a rate/s column: that of snapshots. */
+static void check_rate(const struct kstats_opt *o, const struct kstats_cmd *k)
+{
+	if (k->sort && o->sort == SORT_RATE)
+		usage_error("--sort rate: %s (%s); %s", "only for a table with a rate/s column",
+			    "--interval, kstats trace 'GLOB', kstats top",
+			    "a snapshot's has none: -s count sorts alike");
+}
+
 /*
  * What the inputs rule out, once known: -n and -s where no table of a
  * group is printed (@groups 0); --per-cpu, --cpu and --hgrm of groups
@@ -319,6 +328,8 @@ static void check_groups(const struct kstats_opt *o, const struct kstats_cmd *k,
 		usage_error("%s of groups: %s, %s", who,
 			    o->out == OUT_HGRM ? "not --hgrm" : "not --per-cpu or --cpu",
 			    "from their _summary files, the sums of the CPUs");
+	if (groups && who)
+		check_rate(o, k);
 }
 
 /* kstats --interval SECS INPUT: of a metric, or of a group's directory. */
@@ -418,6 +429,7 @@ static void run_one(const struct kstats_opt *o, const struct kstats_cmd *k, cons
 	struct ks_data d;
 
 	if (group_dir(path)) {
+		check_rate(o, k);
 		group_main(o, path, input);	/* kstats_group.c */
 	} else {
 		if (k->lines || k->sort)

@@ -398,6 +398,7 @@ void print_table(const struct kstats_opt *o, struct top *t, double secs, int col
 	free(v);
 }
 
+/* The cells of the rows @v, their columns' widths, and the name column's (kstats_top.h). */
 int rows_cells(const struct kstats_opt *o, struct row **v, size_t n, double secs,
 	       char cell[][TOP_COLS][TOP_CELL], int ncol, int *w, const char **names, int namew)
 {

@@ -778,6 +778,10 @@ def test_group_diff(rng):
           '(all CPUs)', rc == 0 and sorted(funcs) == ['new_fn', 'reset_fn', 'vfs_read',
                                                         'vfs_write'] and
           all(x is True for x in same), same)
+    rc, out, err = run(['-s', 'rate', dn])
+    check('kstats -s rate DIR -> exit 1: a snapshot\'s table has no rate/s column',
+          rc == 1 and not out and '--sort rate: only for a table with a rate/s column' in err,
+          (rc, out, err))
     rc, out, _ = run(['--diff', '-s', 'count', '-n', '2', do, dn])
     check('--diff -s count -n 2 OLD_DIR NEW_DIR: the 2 functions of the most samples',
           rc == 0 and [l.split()[0] for l in out.splitlines()[2:]] == ['vfs_read', 'vfs_write'],
@@ -795,7 +799,9 @@ def test_group_diff(rng):
                               '--diff: two groups (directories), or two metrics'),
                              (['-s', 'count', os.path.join(do, 'vfs_read'),
                                os.path.join(dn, 'vfs_read')], 1, '--sort: only for the table'),
-                             ([do, coarse], 2, 'frac_bits 1 in %s, 3 in %s' % (do, coarse))):
+                             ([do, coarse], 2, 'frac_bits 1 in %s, 3 in %s' % (do, coarse)),
+                             (['-s', 'rate', do, dn], 1,
+                              '--sort rate: only for a table with a rate/s column')):
         rc, out, err = run(['--diff'] + args)
         check('--diff %s -> exit %d, "%s"' % (' '.join(a.replace(d, 'D') for a in args), code,
                                                what.replace(d, 'D')),
