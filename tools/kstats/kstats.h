@@ -147,6 +147,8 @@ const char *shown(char *buf, size_t n, const char *s);
 /* Text fitted to a terminal's width (kstats_term.c, kstats_table.c). */
 int out_width(void);
 int cut_name(char *buf, size_t n, const char *name, int w);
+/* Where a cut at @at of a name as shown() shows it falls in an escape \xNN: its start. */
+int esc_at(const char *s, int at);
 int cut_unique(char *buf, size_t n, const char * const *names, size_t cnt, size_t self, int w);
 int unique_width(const char * const *names, size_t cnt, int w, int max);
 void puts_wrapped(const char *text, int cols);

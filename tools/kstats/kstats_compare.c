@@ -89,11 +89,13 @@ static const char *head(char *buf, size_t n, const char * const *names, size_t s
 {
 	const char *name = names[self], *other = names[!self];
 	size_t len = strlen(name), olen = strlen(other), tail = w - 3;
+	int t = len > tail ? len - tail : 0, e = esc_at(name, t);
 
 	if (len <= (size_t)w)
 		snprintf(buf, n, "%s", name);
 	else if (olen < tail || strcmp(name + len - tail, other + olen - tail))
-		snprintf(buf, n, "...%s", name + len - tail);
+		/* An escape \xNN at the cut: left out whole. */
+		snprintf(buf, n, "...%s", name + (e < t ? e + 4 : t));
 	else
 		cut_unique(buf, n, names, 2, self, w);
 	return buf;

@@ -5,6 +5,7 @@
  * lines, and the cells of a terminal's screen with the columns that fit.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,6 +209,33 @@ static void table_row(const struct kstats_opt *o, char *buf, size_t n, const str
 }
 
 /*
+ * Where a cut at @at of @s, as shown() shows a name (\xNN for a control
+ * character), falls inside such an escape: the escape's start; else @at.
+ */
+int esc_at(const char *s, int at)
+{
+	int k;
+
+	for (k = 1; k <= 3 && at - k >= 0; k++)
+		if (s[at - k] == '\\' && s[at - k + 1] == 'x' &&
+		    isxdigit((unsigned char)s[at - k + 2]) &&
+		    isxdigit((unsigned char)s[at - k + 3]))
+			return at - k;
+	return at;
+}
+
+/*
+ * @s cut to its first @head and last @tail characters, a '~' between,
+ * into @buf; an escape \xNN at either cut left out whole, not split.
+ */
+static int cut_at(char *buf, size_t n, const char *s, int head, int tail)
+{
+	int len = strlen(s), t = len - tail, e = esc_at(s, t);
+
+	return snprintf(buf, n, "%.*s~%s", esc_at(s, head), s, s + (e < t ? e + 4 : t));
+}
+
+/*
  * @name into @buf, @w characters at most: cut short, its start and its
  * end kept, a '~' between (names of a prefix, foo.isra.0 and
  * foo.constprop.0, stay apart). Returns its length.
@@ -218,7 +246,7 @@ int cut_name(char *buf, size_t n, const char *name, int w)
 
 	if (len <= w)
 		return snprintf(buf, n, "%s", name);
-	return snprintf(buf, n, "%.*s~%s", head, name, name + len - (w - 1 - head));
+	return cut_at(buf, n, name, head, w - 1 - head);
 }
 
 /*
@@ -267,7 +295,7 @@ int cut_unique(char *buf, size_t n, const char * const *names, size_t cnt, size_
 
 	if (head < 0)
 		return cut_name(buf, n, s, w);
-	return snprintf(buf, n, "%.*s~%s", head, s, s + len - (w - 1 - head));
+	return cut_at(buf, n, s, head, w - 1 - head);
 }
 
 /*

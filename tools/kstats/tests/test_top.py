@@ -1449,6 +1449,24 @@ def tmux_screen(args, rows, cols, ready):
     return lines
 
 
+def test_top_cut_escape():
+    """A name cut to a narrow terminal's column keeps each escape of a
+    control character (\\xNN) whole or leaves it out: never a part."""
+    d = tempfile.mkdtemp(dir=H.TMP)
+    name = 'p\x07' * 15 + 'q' * 10
+    gen.write_group(os.path.join(d, 'g'), {name: {0: [100] * 5}, 'short': {0: [7] * 3}}, BITS)
+    bad = []
+    for cols in (40, 44, 48, 52, 56, 60):
+        lines = tmux_screen(['top', '--dir', d, 'g', '-i', '1000'], 12, cols,
+                            lambda ls: any(l.lstrip().startswith('short') for l in ls))
+        row = next((l.split()[0] for l in lines if l.lstrip().startswith('p')), '')
+        # Each escape whole: what is left is p, q and the cut's ~.
+        if not row or set(row.replace('\\x07', '')) - set('pq~'):
+            bad.append((cols, row, lines))
+    H.check('top at 40 to 60 columns: a name cut keeps each \\x07 whole or leaves it out',
+            not bad, bad)
+
+
 def test_top_narrow(rng):
     """#43.1: kstats top on terminals of 50 to 160 columns and 3 to 24 lines
     drops whole columns, never digits; names get the room the numbers do
@@ -1550,6 +1568,18 @@ def test_control_names(rng):
             'e\\x1b[2Jx' in msgs[0][1].splitlines()[0] and
             'e\\x1b[2Jx changed by' in msgs[1][2] and 'cut\\x1b[2J' in msgs[2][2] and
             'note\\x1b[2J' in msgs[3][2], msgs)
+    # --compare A B of long names whose last 27 characters start in an
+    # escape: the head "..." and the rest after it, not part of it.
+    text = gen.render({0: [1000] * 20}, BITS)
+    pair = []
+    for end in 'zw':
+        pair.append(os.path.join(d, 'q' * 40 + '\x1b' + end * 25))
+        with open(pair[-1], 'w', encoding='ascii') as f:
+            f.write(text)
+    rc, out, err = H.run(['--compare'] + pair)
+    heads = out.splitlines()[0].split() if rc == 0 else []
+    H.check('--compare A B: a head cut in an escape leaves it out whole (...zzz, not ...1bzzz)',
+            heads[:2] == ['...' + 'z' * 25, '...' + 'w' * 25], (rc, out, err))
 
 
 def test_group_input(rng):
@@ -2293,6 +2323,7 @@ def tests(harness, rng):
     test_top_habits(rng)
     test_control_names(rng)
     test_top_narrow(rng)
+    test_top_cut_escape()
     test_top_bad_read(rng)
     test_group_interval(rng)
     test_group_table_options(rng)
