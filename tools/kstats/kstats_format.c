@@ -201,10 +201,12 @@ const char *fmt_hi3(char *buf, size_t n, uint64_t v, int unit)
 /*
  * A value known to lie in [@lo, @hi] (a slot's mean, for a percentile),
  * printed to what that resolution supports: the fewest significant
- * digits whose rounding of @v still lies in the slot, in @unit (scaled as
- * fmt_val() scales) or plain. A slot 50% wide (frac_bits 1) gives 161718
- * as 160000, one 3% wide (frac_bits 5) as 160000 too, one 0.3% wide
- * (frac_bits 8) as 161700. Exact in integers up to 2^64 - 1.
+ * digits whose last is no coarser than the slot's width and whose
+ * rounding of @v still lies in the slot, in @unit (scaled as fmt_val()
+ * scales) or plain. A slot 50% wide (frac_bits 1) gives 161718 as
+ * 160000, one 3% wide (frac_bits 5) as 162000, one 0.3% wide (frac_bits
+ * 8) as 161700; 1576796 in [1572864, 2097151] as 1600000, not 2000000.
+ * Exact in integers up to 2^64 - 1.
  */
 const char *fmt_in_slot(char *buf, size_t n, double v, uint64_t lo, uint64_t hi, int unit)
 {
@@ -217,8 +219,11 @@ const char *fmt_in_slot(char *buf, size_t n, double v, uint64_t lo, uint64_t hi,
 	for (d = 1; d <= k; d++) {
 		p = pow10u(k - d);
 		m = vi / p + (vi % p >= p - p / 2);
-		/* Rounded up past 2^64 - 1, or out of the slot. */
-		if (m > UINT64_MAX / p || m * p < lo || m * p > hi)
+		/*
+		 * A digit coarser than the slot (its rounding may lie far from
+		 * @v), rounded up past 2^64 - 1, or out of the slot.
+		 */
+		if (p - 1 > hi - lo || m > UINT64_MAX / p || m * p < lo || m * p > hi)
 			continue;
 		if (!unit) {
 			snprintf(buf, n, "%llu", (unsigned long long)(m * p));

@@ -293,10 +293,11 @@ struct top *group_snapshot(const struct kstats_opt *o, const char *path)
 /*
  * The functions of @t, each with the samples of its last interval (its
  * _summary's: no CPUs), or with @whole all of its samples, by name, in
- * the format asked (not the table); @iv: the interval of --interval.
+ * the format asked (not the table); @iv: the interval of --interval;
+ * @gone: of a trace ended (kstats trace 'GLOB'), that cannot be read again.
  */
 static void group_each(const struct kstats_opt *o, struct top *t, const char *group,
-		       const struct interval *iv, bool whole)
+		       const struct interval *iv, bool whole, bool gone)
 {
 	struct row **v;
 	struct ks_data d;
@@ -304,8 +305,9 @@ static void group_each(const struct kstats_opt *o, struct top *t, const char *gr
 	int bits;
 
 	v = top_sorted(t, SORT_NAME, 0, 0, &n);
+	/* Refused, but where the trace that made the group is gone (@gone). */
 	if (o->out == OUT_OPENMETRICS)
-		om_series_check(o, n, 1);
+		om_series_check(o, n, gone);
 	group_begin(o, group, iv);
 	for (i = 0; i < n; i++) {
 		ks_data_init(&d);
@@ -338,7 +340,7 @@ void group_report(const struct kstats_opt *o, struct top *t, const char *group, 
 		top_free(t);
 		return;
 	}
-	group_each(o, t, group, NULL, false);
+	group_each(o, t, group, NULL, false, true);
 	top_free(t);
 }
 
@@ -396,7 +398,7 @@ void group_merge(const struct kstats_opt *o, int n, char **paths, char **inputs)
 		       top_listed(g[0], &(size_t){ 0 }), top_bits(g[0], 0), sort_name(o));
 		print_table(o, g[0], 0, out_width());
 	} else {
-		group_each(o, g[0], list, NULL, false);
+		group_each(o, g[0], list, NULL, false, false);
 	}
 	top_free(g[0]);
 	free(list);
@@ -414,9 +416,9 @@ void group_merge(const struct kstats_opt *o, int n, char **paths, char **inputs)
 void group_diff(const struct kstats_opt *o, const char *old, const char *new, const char *input)
 {
 	struct top *t = group_read(o, old, "--diff: ");
-	char *group = group_name(input), *gone = NULL;
-	size_t i, ngone = 0, len = 0;
-	FILE *f;
+	char *group = group_name(input), *gone = NULL, *reset = NULL;
+	size_t i, ngone = 0, nreset = 0, both = 0, len = 0, rlen = 0;
+	FILE *f, *fr;
 
 	free(t->path);
 	t->path = strdup(new);
@@ -426,32 +428,47 @@ void group_diff(const struct kstats_opt *o, const char *old, const char *new, co
 	if (t->missing)
 		kstats_die(1, "--diff: %s: %s", new, strerror(t->missing));
 	f = open_memstream(&gone, &len);
-	for (i = 0; f && i < t->nrows; i++) {
+	fr = open_memstream(&reset, &rlen);
+	for (i = 0; f && fr && i < t->nrows; i++) {
 		const struct row *r = &t->rows[i];
 
 		if (r->bits[r->prv] >= 0 && r->bits[r->cur] >= 0 &&
 		    r->bits[r->prv] != r->bits[r->cur])
 			kstats_die(2, "--diff: %s: frac_bits %d in %s, %d in %s", r->name,
 				   r->bits[r->prv], old, r->bits[r->cur], new);
-		if (r->mark == '-')
+		if (r->mark == '-') {
 			fprintf(f, "%s %s", ngone++ ? "," : "", r->name);
-		else if (r->reset)
-			kstats_warn("--diff: %s: fewer samples in %s than in %s (%s): %s",
-				    r->name, new, old, "a reset, or its module reloaded",
-				    "counted from nothing");
+			continue;
+		}
+		both += r->bits[r->prv] >= 0;
+		if (r->reset)
+			fprintf(fr, "%s %s", nreset++ ? "," : "", r->name);
 	}
-	if (!f || fclose(f))
+	if (!f || !fr || fclose(f) || fclose(fr))
 		kstats_die(1, "out of memory");
+	/*
+	 * Most functions fewer: not a later snapshot (OLD and NEW swapped, or
+	 * a reset of the group), as --diff of two metrics says of one.
+	 */
+	if (nreset * 2 > both)
+		kstats_die(2, "--diff: %s: %zu of %zu functions %s %s: %s", new, nreset, both,
+			   "have a slot of fewer samples than in", old,
+			   "not a later snapshot (OLD and NEW swapped? the group reset?)");
+	if (nreset)
+		kstats_warn("--diff: %zu function%s with a slot of fewer samples in %s than in %s %s:%s",
+			    nreset, nreset > 1 ? "s" : "", new, old,
+			    "(a reset, or a module reloaded), counted from nothing", reset);
 	if (ngone)
 		kstats_warn("--diff: %zu function%s of %s not in %s (not listed):%s", ngone,
 			    ngone > 1 ? "s" : "", old, new, gone);
 	free(gone);
+	free(reset);
 	if (kstats_group_table(o)) {
 		printf("group %s functions %zu bits %s sort %s\n", top_what(t, group),
 		       top_listed(t, &(size_t){ 0 }), top_bits(t, 0), sort_name(o));
 		print_table(o, t, 0, out_width());
 	} else {
-		group_each(o, t, group, NULL, false);
+		group_each(o, t, group, NULL, false, false);
 	}
 	top_free(t);
 	free(group);
@@ -478,6 +495,9 @@ void group_follow(const struct kstats_opt *o, const char *path, const char *inpu
 
 	t = group_read(o, path, "");
 	t->strict = 0;
+	/* Refused before the first interval, not after it. */
+	if (o->out == OUT_OPENMETRICS)
+		om_series_check(o, top_listed(t, &(size_t){ 0 }), 0);
 	t0 = now_s(CLOCK_MONOTONIC);
 	next = t0 + o->interval;
 	for (i = 1; !o->count || i <= o->count; i++) {
@@ -497,21 +517,27 @@ void group_follow(const struct kstats_opt *o, const char *path, const char *inpu
 		else if (!t->missing && gone)
 			kstats_warn("%s: back", input);
 		gone = t->missing ? gone : 0;
-		for (k = 0; k < t->nrows; k++)
-			if (t->rows[k].seen == t->gen && t->rows[k].reset)
+		for (k = 0; k < t->nrows; k++) {
+			const struct row *r = &t->rows[k];
+
+			if (r->seen == t->gen && r->reset)
 				kstats_warn("interval %ld: %s: %s (%s): counted from nothing", i,
-					    t->rows[k].name, "fewer samples than the read before",
+					    r->name, "a slot of fewer samples than the read before",
 					    "a reset, or its module reloaded");
+			else if (r->mark == '-' && !t->missing)
+				kstats_warn("interval %ld: %s: gone (%s), not listed", i, r->name,
+					    "its module unloaded, or its trace removed");
+		}
 		if (o->out == OUT_OPENMETRICS) {
 			if (o->outfile)
 				out_begin(o->outfile);
-			group_each(o, t, group, NULL, true);
+			group_each(o, t, group, NULL, true, false);
 			if (o->outfile)
 				out_commit(o->outfile);
 		} else if (o->out != OUT_SUMMARY) {
 			struct interval iv = { i, now_s(CLOCK_REALTIME), t1 - t0 };
 
-			group_each(o, t, group, &iv, false);
+			group_each(o, t, group, &iv, false, false);
 		} else {
 			printf("interval %ld seconds %.3f group %s functions %zu bits %s sort %s\n",
 			       i, t1 - t0, top_what(t, group), top_listed(t, &(size_t){ 0 }),

@@ -61,12 +61,15 @@ int not_metric(const char *name)
 
 /*
  * An input that is a directory where a metric is read: an error that says
- * why (a group's directory, or one that is not a group's).
+ * why (a group's directory, or one that is not a group's); one that is
+ * not there, or cannot be looked at, is that error.
  */
 void not_a_dir(const char *path)
 {
 	struct stat st;
 
+	if (strcmp(path, "-") && stat(path, &st))
+		die(1, "%s: %s", path, strerror(errno));
 	if (group_dir(path))
 		die(1, "%s: a group's directory, where one metric is read: %s", path,
 		    "name a function's file in it (kstats DIR/ prints the group's table)");

@@ -406,7 +406,25 @@ static int read_group(struct top *t, const char *path, const char *prefix)
 		if (not_metric(e->d_name) || e->d_type == DT_DIR)
 			continue;
 		if (summary) {
-			row_get(t, prefix, e->d_name)->seen = t->gen;
+			struct row *r = row_get(t, prefix, e->d_name);
+
+			r->seen = t->gen;
+			/*
+			 * A function of samples in the read before, with no line
+			 * now: _summary cut short at a line's end (rewritten in
+			 * place while read), or reset. A live read skips it once
+			 * (said); taken the next time, it is a reset.
+			 */
+			if (!t->strict && r->listed && r->samples[r->cur] &&
+			    r->bits[ROW_NEXT(r)] < 0 && !t->cut_skipped) {
+				p = top_printf("%s/" SUMMARY, path);
+				err = top_bad(t, p, "%s: %s %llu %s", e->d_name,
+					      "no line, where the read before had",
+					      (unsigned long long)r->samples[r->cur],
+					      "samples: cut short (rewritten while read?)");
+				free(p);
+				t->cut_skipped = 1;
+			}
 			continue;
 		}
 		p = top_printf("%s/%s", path, e->d_name);
@@ -625,6 +643,7 @@ int top_read(struct top *t)
 				t->rows[i].seen = t->rows[i].listed ? t->gen : 0;
 		return -1;
 	}
+	t->cut_skipped = 0;
 	for (i = 0; i < t->nrows; i++) {
 		struct row *r = &t->rows[i];
 		int now = r->seen == t->gen, next = ROW_NEXT(r);

@@ -86,6 +86,7 @@ struct top {
 	 */
 	int strict;
 	char *bad;		/* why the last read was skipped, or NULL */
+	int cut_skipped;	/* the last read skipped as a _summary cut short */
 	int bad_said;
 	/* Files of the directory that are not metrics: skipped, each said once. */
 	char **skipped;

@@ -19,6 +19,7 @@ import math
 import os
 import random
 import re
+import shlex
 import shutil
 import socket
 import subprocess
@@ -729,6 +730,32 @@ def follow_reads(args, snapshots):
     return rc, out, err, '; '.join(fed)
 
 
+def test_man_examples():
+    """Each example of kstats.1 that runs kstats on its inputs (not trace,
+    top, or a shell's line) takes its options: no usage error."""
+    man = os.path.join(os.path.dirname(KSTATS), 'kstats.1')
+    with open(man, encoding='utf-8') as f:
+        text = f.read()
+    ex = text[text.index('.SH EXAMPLES'):]
+    ex = ex[:ex.index('.SH', 4)]
+    bad, n = [], 0
+    for line in ex.splitlines():
+        line = line.replace('\\-', '-')
+        if not line.startswith('kstats ') or any(c in line for c in '|;&>') or \
+                line.split()[1] in ('trace', 'top'):
+            continue
+        n += 1
+        args = shlex.split(line)[1:]
+        # Its -o FILE here, not in the system's directories.
+        args = [os.path.join(TMP, 'example.out') if i and args[i - 1] == '-o' else a
+                for i, a in enumerate(args)]
+        rc, _, err = run(args)
+        if rc == 1 and "Try 'kstats --help'" in err:
+            bad.append((line, err))
+    check('kstats.1: its %d examples of kstats on inputs take their options' % n,
+          n >= 5 and not bad, bad)
+
+
 def test_group_diff(rng):
     """#43: --diff OLD NEW of two snapshots of a group's directory: the
     table of what each function recorded between them (from _summary),
@@ -758,8 +785,8 @@ def test_group_diff(rng):
           counts == {'vfs_read': 400, 'vfs_write': 20, 'reset_fn': 5, 'new_fn': 7},
           out + err)
     check('--diff OLD_DIR NEW_DIR: the reset and the function gone said on standard error',
-          'kstats: --diff: reset_fn: fewer samples in %s than in %s' % (dn, do) in err and
-          'counted from nothing' in err and
+          'kstats: --diff: 1 function with a slot of fewer samples in %s than in %s' % (dn, do)
+          in err and 'counted from nothing: reset_fn\n' in err and
           'kstats: --diff: 1 function of %s not in %s (not listed): gone_fn\n' % (do, dn) in err
           and err.count('\n') == 2, err)
     rc, out, _ = run(['--diff', '--json', do, dn])
@@ -801,7 +828,14 @@ def test_group_diff(rng):
                                os.path.join(dn, 'vfs_read')], 1, '--sort: only for the table'),
                              ([do, coarse], 2, 'frac_bits 1 in %s, 3 in %s' % (do, coarse)),
                              (['-s', 'rate', do, dn], 1,
-                              '--sort rate: only for a table with a rate/s column')):
+                              '--sort rate: only for a table with a rate/s column'),
+                             # reset_fn's 5 samples and 50 may have a slot either way.
+                             ([dn, do], 2, ' of 3 functions have a slot of fewer '
+                              'samples than in %s: not a later snapshot' % dn),
+                             (['--openmetrics', '--series-max', '10', do, dn], 1,
+                              'more than --series-max 10'),
+                             ([os.path.join(d, 'nope'), dn], 1,
+                              '%s: No such file or directory' % os.path.join(d, 'nope'))):
         rc, out, err = run(['--diff'] + args)
         check('--diff %s -> exit %d, "%s"' % (' '.join(a.replace(d, 'D') for a in args), code,
                                                what.replace(d, 'D')),
@@ -853,7 +887,11 @@ def test_group_merge(rng):
           [l.split()[0] for l in out.splitlines()[2:]] == ['f1'], out)
     for args, what in (([da, os.path.join(db, 'f1')], 'groups (directories) or metrics, '
                         'not both'),
+                       (['--openmetrics', '--series-max', '10', da, db],
+                        'more than --series-max 10'),
                        (['--per-cpu', da, db], '--merge of groups: not --per-cpu'),
+                       ([da, os.path.join(d, 'nope')], '%s: No such file or directory'
+                        % os.path.join(d, 'nope')),
                        (['-n', '1', os.path.join(da, 'f1'), os.path.join(db, 'f1')],
                         '--lines: only for the table')):
         rc, out, err = run(['--merge'] + args)
@@ -2491,6 +2529,7 @@ def main():
         test_bad_live_read(random.Random('%d-badread' % seed))
         test_group_compare(random.Random('%d-groupab' % seed))
         test_group_diff(random.Random('%d-groupdiff' % seed))
+        test_man_examples()
         test_group_merge(random.Random('%d-groupmerge' % seed))
         test_underscore_names(random.Random('%d-underscore' % seed))
         test_malformed()

@@ -1298,12 +1298,32 @@ def test_group_interval(rng):
                       'interval 2 group vfs functions 4 bits %d sort total' % BITS] and
             out.count('rate/s') == 2 and err.count('skipped that read') == 1 and
             err.startswith('kstats: %s: line ' % summ), (rc, fed, out, err))
+    # A _summary read empty, or cut at a line's end (rewritten in place):
+    # functions of samples without a line; that read skipped, said.
+    half = ''.join(snaps[1].splitlines(True)[:len(snaps[1].splitlines()) // 2])
+    rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '2', g], summ,
+                                [snaps[0], '', snaps[1], half, snaps[2]])
+    got = [{w[0]: int(w[1]) for w in rows} for _, rows in parse_tables(out)]
+    H.check('--interval SECS DIR: a _summary read empty, or cut at a line\'s end: that '
+            'read skipped, said; the next interval covers it',
+            rc == 0 and not fed and got == want and err.count('skipped that read') == 1 and
+            'no line, where the read before had' in err and 'cut short' in err,
+            (rc, fed, out, err))
+    # Empty twice: the second is taken (a reset of the group, nothing
+    # called since), the next counts from nothing.
+    rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '2', g], summ,
+                                [snaps[1], '', '', snaps[2]])
+    got = [{w[0]: int(w[1]) for w in rows} for _, rows in parse_tables(out)]
+    H.check('--interval SECS DIR: a _summary empty twice: a reset, taken the second time',
+            rc == 0 and not fed and got == [{f: 0 for f in funcs},
+                                            {f: len(flat(v)) for f, v in s2.items()}] and
+            err.count('skipped that read') == 1, (rc, fed, out, err))
     rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '1', g], summ,
                                 [snaps[1], snaps[0]])
     H.check('--interval SECS DIR: a function with fewer samples than the read before is '
             'said, and counted from nothing',
-            rc == 0 and not fed and all('interval 1: %s: fewer samples than the read before'
-                                        % f in err for f in funcs) and
+            rc == 0 and not fed and all('interval 1: %s: a slot of fewer samples than the read '
+                                        'before' % f in err for f in funcs) and
             {w[0]: int(w[1]) for w in parse_tables(out)[0][1]} ==
             {f: len(flat(v))
              for f, v in s0.items()}, (rc, fed, out, err))
@@ -1338,6 +1358,23 @@ def test_group_interval(rng):
             rc == 0 and not fed and not out and text.endswith('# EOF\n') and
             {f: int(c) for f, c in counts.items()} ==
             {f: len(flat(v)) for f, v in s1.items()}, (rc, fed, text[-300:], err))
+    # A function gone (its file and lines): said, not listed.
+    lost = 'vfs_fsync.isra.0'
+    rest = {f: v for f, v in s1.items() if f != lost}
+    rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '1', g], summ,
+                                [snaps[0], gen.render_summary(rest, BITS)],
+                                after={0: lambda: os.unlink(os.path.join(g, lost))})
+    tables = parse_tables(out)
+    H.check('--interval SECS DIR: a function gone said, not listed',
+            rc == 0 and not fed and len(tables) == 1 and
+            sorted(w[0] for w in tables[0][1]) == sorted(rest) and
+            'interval 1: %s: gone (' % lost in err, (rc, fed, out, err))
+    gen.write_group(g, funcs, BITS)
+    rc, out, err = H.run(['--interval', '1', '--openmetrics', '--series-max', '10', '-o',
+                          os.path.join(d, 'big.prom'), g])
+    H.check('--interval SECS --openmetrics --series-max 10 DIR: refused at once, exit 1, '
+            'nothing written', rc == 1 and 'more than --series-max 10' in err and
+            not [f for f in os.listdir(d) if f.startswith('big.prom')], (rc, err))
     for args, what in ((['--rows'], 'not --rows'), (['--per-cpu'], 'not --per-cpu'),
                        (['--hist'], 'not --hist')):
         rc, out, err = H.run(['--interval', '1'] + args + [g])
@@ -2214,14 +2251,15 @@ def test_trace_glob(rng):
 
 def in_slot_digits(v, bits):
     """A percentile V (the mean of its slot) as tables print it (#43.8): the
-    fewest significant digits whose rounding of V stays in V's slot."""
+    fewest significant digits, the last no coarser than the slot's width,
+    whose rounding of V stays in V's slot."""
     s = gen.slot_of(v, bits)
     lo, hi = gen.slot_min(s, bits), gen.slot_max(s, bits)
     k = len(str(v))
     for d in range(1, k + 1):
         p = 10 ** (k - d)
         x = (v + p // 2) // p * p
-        if lo <= x <= hi:
+        if p <= hi - lo + 1 and lo <= x <= hi:
             return x
     return v
 
@@ -2233,7 +2271,9 @@ def test_resolution(rng):
     for bits in (1, 3, 5):
         # Each function's samples all one value: its slots' means are it.
         vals = [rng.randrange(1000, 10 ** rng.randrange(4, 10)) for _ in range(12)]
-        vals += [185000, 161718, 196000]
+        # 1576796: at frac_bits 1, 1600000 (2000000 is in its slot too,
+        # 27% from it).
+        vals += [185000, 161718, 196000, 1576796]
         funcs = {'f%02d' % i: {0: [v] * 3} for i, v in enumerate(vals)}
         g = os.path.join(d, 'b%d' % bits)
         gen.write_group(g, funcs, bits)
