@@ -213,6 +213,62 @@ static struct top *group_read(const struct kstats_opt *o, const char *path, cons
 }
 
 /*
+ * The functions of @t, each with the samples of its last interval (its
+ * _summary's: no CPUs), or with @whole all of its samples, by name, in
+ * the format asked (not the table); @iv: the interval of --interval;
+ * @gone: of a trace ended (kstats trace 'GLOB'), that cannot be read again.
+ */
+static void group_each(const struct kstats_opt *o, struct top *t, const char *group,
+		       const struct interval *iv, bool whole, bool gone)
+{
+	struct row **v;
+	struct ks_data d;
+	size_t n, i;
+	int bits;
+
+	v = top_sorted(t, SORT_NAME, 0, 0, &n);
+	/* Refused, but where the trace that made the group is gone (@gone). */
+	if (o->out == OUT_OPENMETRICS)
+		om_series_check(o, n, gone);
+	group_begin(o, group, iv);
+	for (i = 0; i < n; i++) {
+		ks_data_init(&d);
+		if (whole) {
+			d.all = v[i]->hist[v[i]->cur];
+			bits = v[i]->bits[v[i]->cur];
+		} else {
+			d.all = *row_hist(v[i], &bits);
+		}
+		d.have_all = 1;
+		d.bits = bits >= 0 ? bits : t->bits >= 0 ? t->bits : 1;
+		group_output(o, &d, group, v[i]->name, i, iv);
+	}
+	group_end(o, n, iv);
+	free(v);
+}
+
+/*
+ * The functions of @t, with the samples of its last interval: the
+ * group's table, led by its line (with @secs, the seconds it covers), or
+ * each function in the format asked (@gone: group_each()'s).
+ */
+static void group_print(const struct kstats_opt *o, struct top *t, const char *group,
+			double secs, bool gone)
+{
+	char s[48] = "";
+
+	if (!kstats_group_table(o)) {
+		group_each(o, t, group, NULL, false, gone);
+		return;
+	}
+	if (secs > 0)
+		snprintf(s, sizeof(s), " seconds %.3f", secs);
+	printf("group %s functions %zu%s bits %s sort %s\n", top_what(t, group),
+	       top_listed(t, &(size_t){ 0 }), s, top_bits(t, 0), sort_name(o));
+	print_table(o, t, secs, out_width());
+}
+
+/*
  * kstats [options] DIR, DIR a group's: the table of its functions from
  * its _summary; or each function's file in the format asked.
  */
@@ -239,9 +295,7 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 		if (o->bits >= 0 && t->bits >= 0 && t->bits != o->bits)
 			kstats_die(2, "%s: inconsistent input: %s %d, not %d (--bits)", path,
 				   "its _summary has bits", t->bits, o->bits);
-		printf("group %s functions %zu bits %s sort %s\n", top_what(t, group),
-		       top_listed(t, &(size_t){ 0 }), top_bits(t, 0), sort_name(o));
-		print_table(o, t, 0, out_width());
+		group_print(o, t, group, 0, false);
 		top_free(t);
 		free(group);
 		return;
@@ -291,56 +345,13 @@ struct top *group_snapshot(const struct kstats_opt *o, const char *path)
 }
 
 /*
- * The functions of @t, each with the samples of its last interval (its
- * _summary's: no CPUs), or with @whole all of its samples, by name, in
- * the format asked (not the table); @iv: the interval of --interval;
- * @gone: of a trace ended (kstats trace 'GLOB'), that cannot be read again.
- */
-static void group_each(const struct kstats_opt *o, struct top *t, const char *group,
-		       const struct interval *iv, bool whole, bool gone)
-{
-	struct row **v;
-	struct ks_data d;
-	size_t n, i;
-	int bits;
-
-	v = top_sorted(t, SORT_NAME, 0, 0, &n);
-	/* Refused, but where the trace that made the group is gone (@gone). */
-	if (o->out == OUT_OPENMETRICS)
-		om_series_check(o, n, gone);
-	group_begin(o, group, iv);
-	for (i = 0; i < n; i++) {
-		ks_data_init(&d);
-		if (whole) {
-			d.all = v[i]->hist[v[i]->cur];
-			bits = v[i]->bits[v[i]->cur];
-		} else {
-			d.all = *row_hist(v[i], &bits);
-		}
-		d.have_all = 1;
-		d.bits = bits >= 0 ? bits : t->bits >= 0 ? t->bits : 1;
-		group_output(o, &d, group, v[i]->name, i, iv);
-	}
-	group_end(o, n, iv);
-	free(v);
-}
-
-/*
  * The end of kstats trace 'GLOB': the table of every function of the
  * group, over the @secs seconds of the trace; or each function (from the
  * group's _summary, without CPUs) in the format asked.
  */
 void group_report(const struct kstats_opt *o, struct top *t, const char *group, double secs)
 {
-	if (kstats_group_table(o)) {
-		printf("group %s functions %zu seconds %.3f bits %s sort %s\n",
-		       top_what(t, group), top_listed(t, &(size_t){ 0 }), secs, top_bits(t, 0),
-		       sort_name(o));
-		print_table(o, t, secs, out_width());
-		top_free(t);
-		return;
-	}
-	group_each(o, t, group, NULL, false, true);
+	group_print(o, t, group, secs, true);
 	top_free(t);
 }
 
@@ -393,13 +404,7 @@ void group_merge(const struct kstats_opt *o, int n, char **paths, char **inputs)
 		if (!list)
 			kstats_die(1, "out of memory");
 	}
-	if (kstats_group_table(o)) {
-		printf("group %s functions %zu bits %s sort %s\n", top_what(g[0], list),
-		       top_listed(g[0], &(size_t){ 0 }), top_bits(g[0], 0), sort_name(o));
-		print_table(o, g[0], 0, out_width());
-	} else {
-		group_each(o, g[0], list, NULL, false, false);
-	}
+	group_print(o, g[0], list, 0, false);
 	top_free(g[0]);
 	free(list);
 	free(g);
@@ -463,13 +468,7 @@ void group_diff(const struct kstats_opt *o, const char *old, const char *new, co
 			    ngone > 1 ? "s" : "", old, new, gone);
 	free(gone);
 	free(reset);
-	if (kstats_group_table(o)) {
-		printf("group %s functions %zu bits %s sort %s\n", top_what(t, group),
-		       top_listed(t, &(size_t){ 0 }), top_bits(t, 0), sort_name(o));
-		print_table(o, t, 0, out_width());
-	} else {
-		group_each(o, t, group, NULL, false, false);
-	}
+	group_print(o, t, group, 0, false);
 	top_free(t);
 	free(group);
 }
