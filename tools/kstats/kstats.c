@@ -325,9 +325,10 @@ static void check_groups(const struct kstats_opt *o, const struct kstats_cmd *k,
 	if (!groups && (k->lines || k->sort))
 		usage_error("%s: only for the table of a group (DIR, %s)",
 			    lines_sort(k->lines, k->sort), "kstats trace 'GLOB', kstats top");
-	if (groups && who && (o->per_cpu || o->cpu >= 0 || o->out == OUT_HGRM))
-		usage_error("%s of groups: %s, %s", who,
-			    o->out == OUT_HGRM ? "not --hgrm" : "not --per-cpu or --cpu",
+	if (groups && who && o->out == OUT_HGRM)
+		usage_error("%s --hgrm: of one function's file (DIR/FUNC), not of a group", who);
+	if (groups && who && (o->per_cpu || o->cpu >= 0))
+		usage_error("%s of groups: not --per-cpu or --cpu, %s", who,
 			    "from their _summary files, the sums of the CPUs");
 	if (groups && who)
 		check_rate(o, k);

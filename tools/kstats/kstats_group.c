@@ -209,6 +209,10 @@ static struct top *group_read(const struct kstats_opt *o, const char *path, cons
 	top_read(t);
 	if (t->missing)
 		kstats_die(1, "%s%s: %s", who, path, strerror(t->missing));
+	/* As a metric's slots and means, the bits of _summary fit --bits or not. */
+	if (o->bits >= 0 && t->bits >= 0 && t->bits != o->bits)
+		kstats_die(2, "%s%s: inconsistent input: %s %d, not %d (--bits)", who, path,
+			   "its _summary has bits", t->bits, o->bits);
 	return t;
 }
 
@@ -291,10 +295,6 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 				   "its _summary has no CPUs", "--json, --csv or --hist");
 	if (kstats_group_table(o)) {
 		t = group_read(o, path, "");
-		/* As a metric's slots and means, the bits of _summary fit --bits or not. */
-		if (o->bits >= 0 && t->bits >= 0 && t->bits != o->bits)
-			kstats_die(2, "%s: inconsistent input: %s %d, not %d (--bits)", path,
-				   "its _summary has bits", t->bits, o->bits);
 		group_print(o, t, group, 0, false);
 		top_free(t);
 		free(group);

@@ -298,24 +298,35 @@ int cut_unique(char *buf, size_t n, const char * const *names, size_t cnt, size_
 	return cut_at(buf, n, s, head, w - 1 - head);
 }
 
+/* How many of @names, cut by cut_unique() to @w, read as another. */
+static size_t alike(const char * const *names, size_t cnt, int w)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cnt; i++)
+		n += (int)strlen(names[i]) > w && unique_head(names, cnt, i, w) < 0;
+	return n;
+}
+
 /*
- * The least width from @w up to @max at which each of @names, cut by
- * cut_unique(), reads as no other; @w where none does (names alike, or
- * apart only deep in their middle): wider would tell nothing more.
+ * The least width from @w up to @max at which the fewest of @names, cut
+ * by cut_unique(), read as another (none, at best); @w where no width
+ * tells more of them apart (names alike, or apart only deep in their
+ * middle): wider would tell nothing more.
  */
 int unique_width(const char * const *names, size_t cnt, int w, int max)
 {
-	size_t i;
-	int k;
+	size_t least = alike(names, cnt, w), n;
+	int k, best = w;
 
-	for (k = w; k <= max; k++) {
-		for (i = 0; i < cnt; i++)
-			if ((int)strlen(names[i]) > k && unique_head(names, cnt, i, k) < 0)
-				break;
-		if (i == cnt)
-			return k;
+	for (k = w + 1; least && k <= max; k++) {
+		n = alike(names, cnt, k);
+		if (n < least) {
+			least = n;
+			best = k;
+		}
 	}
-	return w;
+	return best;
 }
 
 /* @text in lines of @cols columns at most, broken at its blanks. */

@@ -821,7 +821,10 @@ def test_group_diff(rng):
     coarse = os.path.join(d, 'coarse', 'grp')
     gen.write_group(coarse, new, 3)
     for args, code, what in ((['--per-cpu', do, dn], 1, '--diff of groups: not --per-cpu'),
-                             (['--hgrm', do, dn], 1, '--diff of groups: not --hgrm'),
+                             (['--hgrm', do, dn], 1, '--diff --hgrm: of one function\'s '
+                              'file (DIR/FUNC), not of a group'),
+                             (['--bits', '3', do, dn], 2, '%s: inconsistent input: its '
+                              '_summary has bits 1, not 3 (--bits)' % do),
                              ([do, os.path.join(dn, 'vfs_read')], 1,
                               '--diff: two groups (directories), or two metrics'),
                              (['-s', 'count', os.path.join(do, 'vfs_read'),

@@ -18,6 +18,7 @@ import math
 import os
 import random
 import re
+import select
 import shutil
 import signal
 import stat
@@ -928,10 +929,13 @@ def test_terminal_frame(rng):
           '\f' not in saved, (rc5, err5))
     master, slave = os.openpty()
     p = subprocess.Popen(['sh', PLOT, '-s', '80x24', wide], stdin=slave, stdout=slave,
-                         stderr=subprocess.PIPE, env=dict(os.environ, TERM='xterm-256color'))
+                         stderr=subprocess.DEVNULL, env=dict(os.environ, TERM='xterm-256color'))
     os.close(slave)
     tty = b''
-    while True:
+    deadline = time.time() + HANG
+    while time.time() < deadline:
+        if not select.select([master], [], [], 1)[0]:
+            continue
         try:
             chunk = os.read(master, 65536)
         except OSError:
@@ -940,7 +944,11 @@ def test_terminal_frame(rng):
             break
         tty += chunk
     os.close(master)
-    rc6 = p.wait()
+    try:
+        rc6 = p.wait(timeout=max(1, deadline - time.time()))
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc6 = -9
     plain = re.sub(r'\x1b\[[0-9;]*m', '', tty.decode('utf-8', 'replace').replace('\r\n', '\n'))
 
     def cells(text):

@@ -1504,6 +1504,27 @@ def test_top_cut_escape():
             not bad, bad)
 
 
+def test_table_unique_names():
+    """A group's table on a terminal of 70 columns: its names widened as
+    far as tells apart those that can be (apart at their 31st character),
+    though others are apart only deep in the middle."""
+    d = tempfile.mkdtemp(dir=H.TMP)
+    funcs = {'z' * 30 + c + 'z' * 30: {0: [100 * (i + 1)] * 5} for i, c in enumerate('12')}
+    funcs.update({'y' * 40 + c + 'y' * 40: {0: [300 + 100 * i] * 5}
+                  for i, c in enumerate('12')})
+    gen.write_group(os.path.join(d, 'mix'), funcs, BITS)
+    t = Pty(rows=24, cols=70)
+    try:
+        t.start(['-p', '50,90,99,99.9', os.path.join(d, 'mix')])
+        rc = t.wait()
+        zs = [ln.split()[0] for ln in t.text().splitlines() if ln.startswith('z')]
+    finally:
+        t.close()
+    H.check('a group\'s table at 70 columns: names apart at their 31st character read '
+            'apart (%s), though two others cannot' % zs,
+            rc == 0 and len(zs) == 2 and zs[0] != zs[1], t.text())
+
+
 def test_top_narrow(rng):
     """#43.1: kstats top on terminals of 50 to 160 columns and 3 to 24 lines
     drops whole columns, never digits; names get the room the numbers do
@@ -2364,6 +2385,7 @@ def tests(harness, rng):
     test_control_names(rng)
     test_top_narrow(rng)
     test_top_cut_escape()
+    test_table_unique_names()
     test_top_bad_read(rng)
     test_group_interval(rng)
     test_group_table_options(rng)
