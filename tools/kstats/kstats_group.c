@@ -209,7 +209,17 @@ static struct top *group_read(const struct kstats_opt *o, const char *path, cons
 	top_read(t);
 	if (t->missing)
 		kstats_die(1, "%s%s: %s", who, path, strerror(t->missing));
-	/* As a metric's slots and means, the bits of _summary fit --bits or not. */
+	return t;
+}
+
+/*
+ * The group at @path, read as an input (kstats DIR, --diff, --merge): as
+ * a metric's slots and means, the bits of its _summary fit --bits or not.
+ */
+static struct top *group_input(const struct kstats_opt *o, const char *path, const char *who)
+{
+	struct top *t = group_read(o, path, who);
+
 	if (o->bits >= 0 && t->bits >= 0 && t->bits != o->bits)
 		kstats_die(2, "%s%s: inconsistent input: %s %d, not %d (--bits)", who, path,
 			   "its _summary has bits", t->bits, o->bits);
@@ -294,7 +304,7 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 		kstats_usage_error("--cpu: not with a group's table: %s (%s: each function's)",
 				   "its _summary has no CPUs", "--json, --csv or --hist");
 	if (kstats_group_table(o)) {
-		t = group_read(o, path, "");
+		t = group_input(o, path, "");
 		group_print(o, t, group, 0, false);
 		top_free(t);
 		free(group);
@@ -371,7 +381,7 @@ void group_merge(const struct kstats_opt *o, int n, char **paths, char **inputs)
 	FILE *f;
 
 	for (i = 0; i < n; i++) {
-		g[i] = group_read(o, paths[i], "--merge: ");
+		g[i] = group_input(o, paths[i], "--merge: ");
 		if (g[i]->bits >= 0 && g[i]->bits < bits)
 			bits = g[i]->bits;
 		differ |= g[i]->bits != g[0]->bits;
@@ -420,7 +430,7 @@ void group_merge(const struct kstats_opt *o, int n, char **paths, char **inputs)
  */
 void group_diff(const struct kstats_opt *o, const char *old, const char *new, const char *input)
 {
-	struct top *t = group_read(o, old, "--diff: ");
+	struct top *t = group_input(o, old, "--diff: ");
 	char *group = group_name(input), *gone = NULL, *reset = NULL;
 	size_t i, ngone = 0, nreset = 0, both = 0, len = 0, rlen = 0;
 	FILE *f, *fr;
@@ -492,7 +502,7 @@ void group_follow(const struct kstats_opt *o, const char *path, const char *inpu
 	long i;
 	int gone = 0;
 
-	t = group_read(o, path, "");
+	t = group_input(o, path, "");
 	t->strict = 0;
 	/* Refused before the first interval, not after it. */
 	if (o->out == OUT_OPENMETRICS)
