@@ -6,10 +6,16 @@
 
 #include "kstats.h"
 
-/* @s and a comma, as a CSV field: quoted if it holds a comma or a quote. */
+/*
+ * @s and a comma, as a CSV field: as shown() shows a name (a control
+ * character as \xNN), quoted if it holds a comma or a quote.
+ */
 static void csv_field(const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
+	char buf[4 * 256 + 1];
+
+	s = shown(buf, sizeof(buf), s);
+	if (!strpbrk(s, ",\"")) {
 		printf("%s,", s);
 		return;
 	}

@@ -57,14 +57,14 @@ void json_stats(const struct kstats_opt *o, const struct ks_data *d, const struc
 	printf("}");
 }
 
-/* A JSON string: the characters that need it escaped. */
+/* A JSON string: the characters that need it escaped, and 0x7f (DEL). */
 void json_string(const char *s)
 {
 	putchar('"');
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			printf("\\u%04x", *s);
 		else
 			putchar(*s);

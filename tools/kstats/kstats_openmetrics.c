@@ -9,18 +9,20 @@
 
 /*
  * A label value of OpenMetrics: the name of the metric (its last path
- * component), with backslash, double quote and newline escaped.
+ * component) as shown() shows it (a control character as \xNN, newline
+ * too, as the table prints it), with backslash and double quote escaped.
  */
 void om_label(char *out, size_t n, const char *in)
 {
 	const char *base = strrchr(in, '/');
+	char buf[4 * 256 + 1];
 	size_t i = 0;
 
-	base = base && base[1] ? base + 1 : in;
+	base = shown(buf, sizeof(buf), base && base[1] ? base + 1 : in);
 	for (; *base && i + 3 < n; base++) {
-		if (*base == '\\' || *base == '"' || *base == '\n')
+		if (*base == '\\' || *base == '"')
 			out[i++] = '\\';
-		out[i++] = *base == '\n' ? 'n' : *base;
+		out[i++] = *base;
 	}
 	out[i] = '\0';
 }

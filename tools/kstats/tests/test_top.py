@@ -1602,6 +1602,25 @@ def test_control_names(rng):
     ok = ok and 'e\\x1b[2Jx' in runs[3][1] and 'g\\x1b[2J' in runs[3][1]
     H.check('names with control characters are printed escaped (\\x1b): summary, '
             'group, top', ok, runs)
+    # CSV and OpenMetrics show a name as the table does (\xNN), the
+    # format's own quoting after: a group's functions, and a metric's
+    # label from a file name with a newline ("n\\x0ay").
+    q = os.path.join(d, 'q')
+    gen.write_group(q, {bad: {0: [100]}, 'y"z': {0: [200]}, 'd\x7f': {0: [50]}}, BITS)
+    with open(os.path.join(q, 'n\ny"z'), 'w', encoding='ascii') as f:
+        f.write(gen.render({0: [300]}, BITS))
+    fmts = [H.run(['--csv', q + '/']), H.run(['--openmetrics', q + '/']),
+            H.run(['--openmetrics', os.path.join(q, 'n\ny"z')]), H.run(['--json', q + '/'])]
+    good = [promtool(r[1]) for r in fmts[1:3]]
+    H.check('--csv and --openmetrics: control characters of names as \\xNN (CSV quoted, '
+            'OpenMetrics label escaped, valid by promtool); --json: \\u001b, \\u007f',
+            [r[0] for r in fmts] == [0, 0, 0, 0] and
+            all('\x1b' not in o + e and '\x7f' not in o + e for _, o, e in fmts) and
+            '\nd\\x7f,' in fmts[0][1] and '"d\\u007f":' in fmts[3][1] and
+            '\ne\\x1b[2Jx,' in fmts[0][1] and '\n"y""z",' in fmts[0][1] and
+            'function="e\\\\x1b[2Jx"' in fmts[1][1] and
+            'metric="n\\\\x0ay\\"z"' in fmts[2][1] and all(g for g, _ in good),
+            (fmts, good))
     # And in the messages: --compare's heads, --fail-if's, an error
     # naming a malformed input, top's "not a metric" of a directory.
     a = os.path.join(g, bad)
