@@ -54,15 +54,19 @@ static void group_begin(const struct kstats_opt *o, const char *group,
 
 /*
  * One function @func of @group, the @i-th: in JSON, a member of
- * "functions"; in CSV, rows with a first column; in OpenMetrics, series
+ * "functions" (of an interval @iv, its rate, @reset and stats, as
+ * --interval of a metric has them); in CSV, rows with a first column; in
+ * OpenMetrics, series
  * of the family of every metric, with the labels metric (the group, or
  * --name) and function, and the buckets of every series (--le-bits);
  * otherwise the function's name, then its output.
  */
 static void group_output(const struct kstats_opt *o, const struct ks_data *d,
-			 const char *group, const char *func, size_t i, const struct interval *iv)
+			 const char *group, const char *func, size_t i, const struct interval *iv,
+			 bool reset)
 {
 	char metric[512], fn[512], labels[1200];
+	uint64_t n = 0;
 	size_t c;
 
 	switch (o->out) {
@@ -70,7 +74,16 @@ static void group_output(const struct kstats_opt *o, const struct ks_data *d,
 		printf("%s", i ? "," : "");
 		json_string(func);
 		putchar(':');
+		if (!iv) {
+			json_stats(o, d, selected(o, d, func), 1);
+			break;
+		}
+		for (c = 0; c < d->all.nslots; c++)
+			n += d->all.count[c];
+		printf("{\"rate\":%.1f,\"reset\":%s,\"stats\":", n / iv->secs,
+		       reset ? "true" : "false");
 		json_stats(o, d, selected(o, d, func), 1);
+		putchar('}');
 		break;
 	case OUT_CSV:
 		print_csv(o, d, selected(o, d, func), iv, func, !i);
@@ -255,7 +268,8 @@ static void group_each(const struct kstats_opt *o, struct top *t, const char *gr
 		}
 		d.have_all = 1;
 		d.bits = bits >= 0 ? bits : t->bits >= 0 ? t->bits : 1;
-		group_output(o, &d, group, v[i]->name, i, iv);
+		group_output(o, &d, group, v[i]->name, i, iv,
+			     !whole && v[i]->seen == t->gen && v[i]->reset);
 	}
 	group_end(o, n, iv);
 	free(v);
@@ -336,7 +350,7 @@ void group_main(const struct kstats_opt *o, const char *path, const char *input)
 			if (ks_read(&d, f) || ks_finish(&d, bits))
 				kstats_die(2, "%s: %s", p, d.err);
 			fclose(f);
-			group_output(o, &d, group, names[i], k++, NULL);
+			group_output(o, &d, group, names[i], k++, NULL, false);
 			ks_data_free(&d);
 		} else if (errno != ENOENT) {
 			kstats_die(1, "%s: %s", p, strerror(errno));

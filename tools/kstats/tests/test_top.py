@@ -1329,11 +1329,22 @@ def test_group_interval(rng):
              for f, v in s0.items()}, (rc, fed, out, err))
     rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '2', '--json', g], summ, snaps)
     docs = [json.loads(ln) for ln in out.splitlines()] if rc == 0 else []
-    H.check('--interval SECS --json DIR: a JSON line per interval, its functions\' counts',
+    H.check('--interval SECS --json DIR: a JSON line per interval, its functions\' rate, '
+            'reset and stats (as a metric\'s line has them)',
             rc == 0 and not fed and [x['interval'] for x in docs] == [1, 2] and
             all(x['group'] == 'vfs' and x['seconds'] > 0 for x in docs) and
-            [{f: v['count'] for f, v in x['functions'].items()} for x in docs] == want,
+            [{f: v['stats']['count'] for f, v in x['functions'].items()} for x in docs] == want
+            and all(abs(v['rate'] * x['seconds'] - v['stats']['count']) <=
+                    0.011 * v['stats']['count'] + 0.1 and
+                    v['reset'] is False for x in docs for v in x['functions'].values()),
             (rc, fed, out, err))
+    rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '1', '--json', g], summ,
+                                [snaps[1], snaps[0]])
+    docs = [json.loads(ln) for ln in out.splitlines()] if rc == 0 else [{}]
+    H.check('--interval SECS --json DIR: a function counted from nothing has "reset":true',
+            rc == 0 and not fed and
+            {f: (v['reset'], v['stats']['count']) for f, v in docs[0]['functions'].items()} ==
+            {f: (True, len(flat(v))) for f, v in s0.items()}, (rc, fed, out, err))
     rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '2', '--csv', g], summ, snaps)
     rows = list(csv.reader(io.StringIO(out))) if rc == 0 else [[]]
     sums = [{}, {}]
