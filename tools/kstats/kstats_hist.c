@@ -247,8 +247,22 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 	free(coarse.sum);
 }
 
-/* hist_write() on standard output, within the terminal's width. */
+/*
+ * hist_write() on standard output, within the terminal's width; of no
+ * samples (an interval without any, a function --diff found idle), a
+ * line that says so, not a legend over no rows.
+ */
 void print_hist(const struct kstats_opt *o, const struct ks_hist *hist, int hbits)
 {
-	hist_write(stdout, o, hist, hbits, term_width(), 0);
+	size_t s;
+
+	for (s = 0; s < hist->nslots && !hist->count[s]; s++)
+		;
+	if (s < hist->nslots) {
+		hist_write(stdout, o, hist, hbits, term_width(), 0);
+		return;
+	}
+	if (o->cpu >= 0)
+		printf("cpu %ld\n", o->cpu);
+	printf("no samples\n");
 }

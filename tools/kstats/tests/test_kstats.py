@@ -818,6 +818,14 @@ def test_group_diff(rng):
           rc == 0 and out.startswith('function,') and
           {l.split(',')[0] for l in out.splitlines()[1:]} ==
           {'vfs_read', 'vfs_write', 'reset_fn', 'new_fn'}, out)
+    rc, out, _ = run(['--diff', '--hist', do, dn])
+    rc2, out2, _ = run(['--diff', '--hist', do, do])
+    check('--diff --hist OLD_DIR NEW_DIR: each function\'s histogram; of a function '
+          'without samples between them, "no samples", not a legend over no rows',
+          rc == 0 and out.count('function ') == 4 and out.count('  range ') == 4 and
+          rc2 == 0 and out2.rstrip('\n').split('\n\n') ==
+          ['function %s\nno samples' % f for f in sorted(old)] and
+          'range' not in out2, (out, out2))
     coarse = os.path.join(d, 'coarse', 'grp')
     gen.write_group(coarse, new, 3)
     for args, code, what in ((['--per-cpu', do, dn], 1, '--diff of groups: not --per-cpu'),
