@@ -215,6 +215,25 @@ struct kstats_cmd {
 };
 
 /*
+ * What rules out a group's table where -n or -s is given: --compare, a
+ * format or --per-cpu, as ", not with OPTION"; "" if none does.
+ */
+static const char *table_by(const struct kstats_opt *o, const struct kstats_cmd *k)
+{
+	static const char * const outs[] = {
+		[OUT_HIST] = ", not with --hist", [OUT_JSON] = ", not with --json",
+		[OUT_CSV] = ", not with --csv", [OUT_OPENMETRICS] = ", not with --openmetrics",
+		[OUT_HGRM] = ", not with --hgrm",
+	};
+
+	if (k->cmp)
+		return ", not with --compare";
+	if (o->out != OUT_SUMMARY)
+		return outs[o->out];
+	return o->per_cpu ? ", not with --per-cpu" : "";
+}
+
+/*
  * An option that would do nothing where it is given is refused: what was
  * asked for would not be done, and nothing would say so. Also the inputs'
  * count, and --fail-if's rules (once -p is known).
@@ -231,8 +250,9 @@ static void check_opts(struct kstats_opt *o, const struct kstats_cmd *k, int arg
 		table_opt_sort(o, k->sort);
 	/* Of groups: checked once the inputs are known (run_two(), run_merge(), run_follow()). */
 	if ((k->lines || k->sort) && !k->trace && (k->cmp || !kstats_group_table(o)))
-		usage_error("%s: only for the table of a group (DIR, %s)",
-			    lines_sort(k->lines, k->sort), "kstats trace 'GLOB', kstats top");
+		usage_error("%s: only for the table of a group (DIR, %s)%s",
+			    lines_sort(k->lines, k->sort), "kstats trace 'GLOB', kstats top",
+			    table_by(o, k));
 	if (o->log2 && o->out != OUT_HIST)
 		usage_error("--log2: only with --hist");
 	if (k->le_bits && o->out != OUT_OPENMETRICS)

@@ -2062,6 +2062,11 @@ def test_usage():
                        (['trace', 'vfs_*', '--name', 'a/b'], 'is not a group name'),
                        (['--lines', '5', '--json', 'x'], '--lines: only for'),
                        (['-n', '5', '-s', 'name', '--csv', 'x'], '--lines and --sort: only for'),
+                       # The option that rules the table out is named.
+                       (['-n', '5', '--per-cpu', 'x'], 'kstats top), not with --per-cpu'),
+                       (['--per-cpu', '-n', '5', 'x'], 'kstats top), not with --per-cpu'),
+                       (['-n', '5', '--hist', 'x'], 'kstats top), not with --hist'),
+                       (['-s', 'count', '--compare', 'x', 'y'], 'kstats top), not with --compare'),
                        (['--sort', 'p95', 'x'], "--sort: 'p95' is not")):
         rc, out, err = H.run(args)
         H.check('usage: kstats %s -> exit 1, "%s" in a line, then Try' % (' '.join(args), what),
