@@ -597,7 +597,16 @@ static const char *change_cell(const struct kstats_opt *o, char *val, size_t vn,
 	return buf;
 }
 
-/* A statistic in JSON: its values, and the change in % with its interval. */
+/* @x to 3 decimals, rounded outwards: down for a low bound, else (@up) up. */
+static double out3(double x, bool up)
+{
+	return (up ? ceil(x * 1000) : floor(x * 1000)) / 1000;
+}
+
+/*
+ * A statistic in JSON: its values, and the change in % with its
+ * interval, whose bounds are rounded outwards, as the text's are.
+ */
 static void json_stat(const char *key, const struct cmp_stat *st)
 {
 	printf("\"%s\":{\"a\":%.3f,\"b\":%.3f", key, st->a, st->b);
@@ -607,9 +616,10 @@ static void json_stat(const char *key, const struct cmp_stat *st)
 	}
 	if (st->a > 0)
 		printf(",\"change_pct\":%.3f,\"lo_pct\":%.3f,\"hi_pct\":%.3f",
-		       change_pct(st), st->lo / st->a * 100, st->hi / st->a * 100);
-	printf(",\"change_lo\":%.3f,\"change_hi\":%.3f,\"same\":%s}", st->lo, st->hi,
-	       st->lo <= 0 && st->hi >= 0 ? "true" : "false");
+		       change_pct(st), out3(st->lo / st->a * 100, false),
+		       out3(st->hi / st->a * 100, true));
+	printf(",\"change_lo\":%.3f,\"change_hi\":%.3f,\"same\":%s}", out3(st->lo, false),
+	       out3(st->hi, true), st->lo <= 0 && st->hi >= 0 ? "true" : "false");
 }
 
 /* The names of @n functions of one group only, in JSON. */

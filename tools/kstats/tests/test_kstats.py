@@ -968,6 +968,21 @@ def test_group_compare(rng):
           abs(fs['vfs_write']['mean']['change_pct'] - 50) < 5 and
           js.get('only_a') == ['only_in_a'] and js.get('only_b') == ['only_in_b'],
           out[:800] + err)
+    # Every sample 7 in A and 13 in B (exact slots): the change is 6
+    # exactly, +85.714285...%; its interval's bounds rounded outwards to
+    # 3 decimals, as the text's are to its digits: [85.714, 85.715].
+    ga, gb = os.path.join(d, 'GA'), os.path.join(d, 'GB')
+    gen.write_group(ga, {'f': {0: [7] * 1000}}, 3)
+    gen.write_group(gb, {'f': {0: [13] * 1000}}, 3)
+    rc2, out2, err2 = run(['--compare', '--json', '-p', '99', ga, gb])
+    try:
+        f = json.loads(out2)['functions']['f']
+    except (ValueError, KeyError):
+        f = {}
+    check('--compare --json DIR_A DIR_B: lo_pct and hi_pct rounded outwards (+6 of 7: '
+          '85.714, 85.715)', rc2 == 0 and
+          [(f[k]['lo_pct'], f[k]['hi_pct'], f[k]['change_lo'], f[k]['change_hi'])
+           for k in ('mean', 'p99')] == [(85.714, 85.715, 6, 6)] * 2, (out2, err2))
     rc, out, err = run(['--compare', '-p', '50,99', '--fail-if', 'p99>+5%',
                         '--fail-if', 'mean>+10%', da, db])
     named = re.findall(r'--fail-if (\S+): (\S+) changed', err)
