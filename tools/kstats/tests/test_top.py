@@ -1309,6 +1309,22 @@ def test_group_interval(rng):
             rc == 0 and not fed and got == want and err.count('skipped that read') == 1 and
             'no line, where the read before had' in err and 'cut short' in err,
             (rc, fed, out, err))
+    # Cut at a line's end inside the last function's lines: its slots
+    # above the cut lost, none below fewer. That read skipped, said; not
+    # taken as the function's reset.
+    lines = snaps[1].splitlines(True)
+    last = lines[-1].split()[1]
+    first = next(i for i, ln in enumerate(lines) if ln.split()[1] == last)
+    inside = ''.join(lines[:first + 1])
+    rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '2', g], summ,
+                                [snaps[0], inside, snaps[1], snaps[2]])
+    got = [{w[0]: int(w[1]) for w in rows} for _, rows in parse_tables(out)]
+    H.check('--interval SECS DIR: a _summary cut inside the last function\'s lines (%d of '
+            '%d): that read skipped, said; no reset of %s' % (first + 1, len(lines), last),
+            len(lines) - first > 1 and rc == 0 and not fed and got == want and
+            err.count('skipped that read') == 1 and
+            '%s: its lines end at slot ' % last in err and 'cut short' in err and
+            'counted from nothing' not in err, (rc, fed, out, err))
     # Empty twice: the second is taken (a reset of the group, nothing
     # called since), the next counts from nothing.
     rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '2', g], summ,
