@@ -54,15 +54,22 @@ function nlabels(axis) {
 		return 10
 	return maxtick + 0 < 2 ? 2 : maxtick + 0
 }
-# Nice linear ticks between lo and hi (base unit): steps of 1, 2 or 5
-# times a power of ten, about 6 of them (fewer where they have no room).
-function lin_ticks(axis, lo, hi, scale, u,   raw, p, m, step, i, t, n) {
-	raw = (hi - lo) / (nlabels(axis) > 6 ? 6 : nlabels(axis) - 1)
+# Nice linear ticks between lo and hi (base unit): the finest steps of 1,
+# 2 or 5 times a power of ten that give 7 of them at most (fewer where
+# they have no room: 0, 50k, 100k of 0 to 100.5k, not 0 and 100k).
+function lin_ticks(axis, lo, hi, scale, u,   nmax, raw, p, m, step, i, t, n) {
+	nmax = nlabels(axis) > 6 ? 7 : nlabels(axis)
+	raw = (hi - lo) / nmax
 	if (raw <= 0)
 		raw = hi > 0 ? hi / 6 : 1
 	p = 10 ^ floor(log10(raw))
 	m = raw / p
 	step = (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p
+	while (floor(hi / step + 1e-9) - ceil(lo / step - 1e-9) + 1 > nmax) {
+		p = 10 ^ floor(log10(step) + 1e-9)
+		m = step / p
+		step = (m < 1.5 ? 2 : m < 3 ? 5 : 10) * p
+	}
 	# At most 20 (a bound, whatever lo and hi are).
 	for (i = ceil(lo / step - 1e-9); i * step <= hi * (1 + 1e-9) && n++ < 20; i++) {
 		t = i * step

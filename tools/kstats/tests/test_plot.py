@@ -506,6 +506,20 @@ def test_units_and_ticks(rng):
                   rc == 0 and len(ticks) >= 3 and
                   all(t.endswith(' ' + unit) for t, _ in ticks) and
                   (same if scale == 1 else m is not None), (rc, err, ticks))
+    # A narrow terminal: the finest nice step whose labels have room
+    # (0, 50k, 100k at 40 columns; a step of 100k left 0 and 100k only).
+    lin = write('lin', gen.render({0: [int(rng.lognormvariate(8, 1)) for _ in range(3000)] +
+                                   [98000]}, 1))
+    for cols, least in ((40, 3), (50, 3), (80, 6)):
+        rc, out, err = plot(['-t', 'dumb', '-s', '%dx15' % cols, '--linear', lin])
+        rows = out.splitlines()
+        at = max((i for i, r in enumerate(rows) if re.match(r'^ +0 \+-+\+ *$', r)), default=None)
+        labels = rows[at + 1].split() if at is not None and at + 1 < len(rows) else []
+        vals = [label_value(t, None) for t in labels]
+        steps = {round(b - a) for a, b in zip(vals, vals[1:])} if None not in vals else set()
+        check('kstats-plot -t dumb -s %dx15 --linear of 0 to 100k: %d labels or more, evenly '
+              'spaced (%s)' % (cols, least, ' '.join(labels)),
+              rc == 0 and len(labels) >= least and vals[0] == 0 and len(steps) == 1, out)
     rc, err, s = svg_plot(['-u', 'none', path], 'disp')
     ticks = [t for t, _ in s.xticks()] if s.ok else []
     check('kstats-plot -u none: the ticks plain numbers (2k, 5k, 10k...), the axis "value"',
