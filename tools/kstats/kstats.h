@@ -147,8 +147,9 @@ const char *shown(char *buf, size_t n, const char *s);
 /* Text fitted to a terminal's width (kstats_term.c, kstats_table.c). */
 int out_width(void);
 int cut_name(char *buf, size_t n, const char *name, int w);
-/* Where a cut at @at of a name as shown() shows it falls in an escape \xNN: its start. */
+/* Where a cut at @at of a name as shown() shows it falls in an escape: its start, its end. */
 int esc_at(const char *s, int at);
+int esc_after(const char *s, int at);
 int cut_unique(char *buf, size_t n, const char * const *names, size_t cnt, size_t self, int w);
 int unique_width(const char * const *names, size_t cnt, int w, int max);
 void puts_wrapped(const char *text, int cols);
@@ -215,6 +216,8 @@ void print_csv(const struct kstats_opt *o, const struct ks_data *d, const struct
 
 /* kstats_openmetrics.c: --openmetrics */
 const char *om_family(const struct kstats_opt *o);
+/* Room for a label value of a name of up to NAME_MAX (255) bytes, each escaped (\\xNN). */
+#define OM_LABEL_MAX (5 * 255 + 1)
 void om_label(char *out, size_t n, const char *in);
 void om_series(const struct kstats_opt *o, const char *family, const char *labels,
 	       const struct ks_data *d, const struct ks_hist *h);

@@ -89,36 +89,42 @@ static const char *head(char *buf, size_t n, const char * const *names, size_t s
 {
 	const char *name = names[self], *other = names[!self];
 	size_t len = strlen(name), olen = strlen(other), tail = w - 3;
-	int t = len > tail ? len - tail : 0, e = esc_at(name, t);
+	int t = len > tail ? len - tail : 0;
 
 	if (len <= (size_t)w)
 		snprintf(buf, n, "%s", name);
 	else if (olen < tail || strcmp(name + len - tail, other + olen - tail))
-		/* An escape \xNN at the cut: left out whole. */
-		snprintf(buf, n, "...%s", name + (e < t ? e + 4 : t));
+		/* An escape at the cut: left out whole. */
+		snprintf(buf, n, "...%s", name + esc_after(name, t));
 	else
 		cut_unique(buf, n, names, 2, self, w);
 	return buf;
 }
 
 /*
- * @x rounded outwards (up if @up) to 0.1, or to as many more decimals
- * (*@dec, at most 6) as keep it off 0 when it is not 0: what is printed
- * holds, and holds 0 only where @x does (-0.04, not -0.0). No -0.0.
+ * @x rounded outwards (up if @up) to @first decimals, or to as many more
+ * (*@dec, at most @last) as keep it off 0 when it is not 0: what is
+ * printed holds @x, and holds 0 only where @x does. No -0.
  */
-static double outwards(double x, bool up, int *dec)
+static double outwards_to(double x, bool up, int first, int last, int *dec)
 {
-	double p = 1, v = 0;
+	double p = pow(10, first - 1), v = 0;
 
-	for (*dec = 1; *dec <= 6; (*dec)++) {
+	for (*dec = first; *dec <= last; (*dec)++) {
 		p *= 10;
 		v = (up ? ceil(x * p) : floor(x * p)) / p;
 		if (v != 0 || x == 0)
 			break;
 	}
-	if (*dec > 6)
-		*dec = 6;
+	if (*dec > last)
+		*dec = last;
 	return v + 0.0;
+}
+
+/* As the text prints a bound: to 0.1, or up to 6 decimals off 0 (-0.04, not -0.0). */
+static double outwards(double x, bool up, int *dec)
+{
+	return outwards_to(x, up, 1, 6, dec);
 }
 
 /*
@@ -597,10 +603,16 @@ static const char *change_cell(const struct kstats_opt *o, char *val, size_t vn,
 	return buf;
 }
 
-/* @x to 3 decimals, rounded outwards: down for a low bound, else (@up) up. */
-static double out3(double x, bool up)
+/*
+ * A bound of an interval in JSON: rounded outwards to 3 decimals, or as
+ * many more (up to 9) as keep it off 0, as the text's are; ", " before.
+ */
+static void json_bound(const char *key, double x, bool up)
 {
-	return (up ? ceil(x * 1000) : floor(x * 1000)) / 1000;
+	int dec;
+	double v = outwards_to(x, up, 3, 9, &dec);
+
+	printf(",\"%s\":%.*f", key, dec, v);
 }
 
 /*
@@ -614,12 +626,14 @@ static void json_stat(const char *key, const struct cmp_stat *st)
 		printf(",\"few\":true}");
 		return;
 	}
-	if (st->a > 0)
-		printf(",\"change_pct\":%.3f,\"lo_pct\":%.3f,\"hi_pct\":%.3f",
-		       change_pct(st), out3(st->lo / st->a * 100, false),
-		       out3(st->hi / st->a * 100, true));
-	printf(",\"change_lo\":%.3f,\"change_hi\":%.3f,\"same\":%s}", out3(st->lo, false),
-	       out3(st->hi, true), st->lo <= 0 && st->hi >= 0 ? "true" : "false");
+	if (st->a > 0) {
+		printf(",\"change_pct\":%.3f", change_pct(st));
+		json_bound("lo_pct", st->lo / st->a * 100, false);
+		json_bound("hi_pct", st->hi / st->a * 100, true);
+	}
+	json_bound("change_lo", st->lo, false);
+	json_bound("change_hi", st->hi, true);
+	printf(",\"same\":%s}", st->lo <= 0 && st->hi >= 0 ? "true" : "false");
 }
 
 /* The names of @n functions of one group only, in JSON. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kstats --csv: a row per non-empty slot. */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,21 +9,28 @@
 
 /*
  * @s and a comma, as a CSV field: as shown() shows a name (a control
- * character as \xNN), quoted if it holds a comma or a quote.
+ * character as \xNN, a backslash as \\), quoted if it holds a comma or
+ * a quote.
  */
 static void csv_field(const char *s)
 {
-	char buf[4 * 256 + 1];
+	bool quote = strpbrk(s, ",\"");
 
-	s = shown(buf, sizeof(buf), s);
-	if (!strpbrk(s, ",\"")) {
-		printf("%s,", s);
-		return;
+	if (quote)
+		putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c < 0x20 || c == 0x7f)
+			printf("\\x%02x", c);
+		else if (c == '\\')
+			fputs("\\\\", stdout);
+		else if (c == '"')
+			fputs("\"\"", stdout);
+		else
+			putchar(c);
 	}
-	putchar('"');
-	for (; *s; s++)
-		printf(*s == '"' ? "\"\"" : "%c", *s);
-	printf("\",");
+	printf(quote ? "\"," : ",");
 }
 
 /*

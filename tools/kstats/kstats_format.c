@@ -282,7 +282,9 @@ const char *pct_name(char *buf, size_t n, double q)
 /*
  * @s as a terminal may show it: each control character (a byte below 0x20,
  * or 0x7f) as \xNN, so that a name cannot move the cursor, clear the
- * screen or split a line; cut to fit @n bytes.
+ * screen or split a line, and a backslash as \\, so that a name with the
+ * text \x1b reads apart from one with the character (as ls -b); cut to
+ * fit @n bytes, never inside an escape.
  */
 const char *shown(char *buf, size_t n, const char *s)
 {
@@ -295,6 +297,11 @@ const char *shown(char *buf, size_t n, const char *s)
 			if (k + 5 > n)
 				break;
 			k += snprintf(buf + k, n - k, "\\x%02x", c);
+		} else if (c == '\\') {
+			if (k + 3 > n)
+				break;
+			buf[k++] = '\\';
+			buf[k++] = '\\';
 		} else {
 			buf[k++] = c;
 		}

@@ -56,16 +56,15 @@ static void group_begin(const struct kstats_opt *o, const char *group,
  * One function @func of @group, the @i-th: in JSON, a member of
  * "functions" (of an interval @iv, its rate, @reset and stats, as
  * --interval of a metric has them); in CSV, rows with a first column; in
- * OpenMetrics, series
- * of the family of every metric, with the labels metric (the group, or
- * --name) and function, and the buckets of every series (--le-bits);
- * otherwise the function's name, then its output.
+ * OpenMetrics, series of the family of every metric, with the labels
+ * metric (the group, or --name) and function, and the buckets of every
+ * series (--le-bits); otherwise the function's name, then its output.
  */
 static void group_output(const struct kstats_opt *o, const struct ks_data *d,
 			 const char *group, const char *func, size_t i, const struct interval *iv,
 			 bool reset)
 {
-	char metric[512], fn[512], labels[1200];
+	char metric[OM_LABEL_MAX], fn[OM_LABEL_MAX], labels[2 * OM_LABEL_MAX + 64];
 	uint64_t n = 0;
 	size_t c;
 

@@ -8,21 +8,34 @@
 #include "kstats.h"
 
 /*
- * A label value of OpenMetrics: the name of the metric (its last path
- * component) as shown() shows it (a control character as \xNN, newline
- * too, as the table prints it), with backslash and double quote escaped.
+ * A label value of OpenMetrics into @out (@n bytes): the name of the
+ * metric (its last path component) as shown() shows it (a control
+ * character as \xNN, newline too, a backslash as \\, as the table
+ * prints it), then backslash and double quote escaped as OpenMetrics
+ * asks; cut short, where @n is too small, between two characters.
  */
 void om_label(char *out, size_t n, const char *in)
 {
 	const char *base = strrchr(in, '/');
-	char buf[4 * 256 + 1];
 	size_t i = 0;
+	char e[8];
+	int k;
 
-	base = shown(buf, sizeof(buf), base && base[1] ? base + 1 : in);
-	for (; *base && i + 3 < n; base++) {
-		if (*base == '\\' || *base == '"')
-			out[i++] = '\\';
-		out[i++] = *base;
+	for (base = base && base[1] ? base + 1 : in; *base; base++) {
+		unsigned char c = *base;
+
+		if (c < 0x20 || c == 0x7f)
+			k = snprintf(e, sizeof(e), "\\\\x%02x", c);
+		else if (c == '\\')
+			k = snprintf(e, sizeof(e), "\\\\\\\\");
+		else if (c == '"')
+			k = snprintf(e, sizeof(e), "\\\"");
+		else
+			k = snprintf(e, sizeof(e), "%c", c);
+		if (i + k >= n)
+			break;
+		memcpy(out + i, e, k);
+		i += k;
 	}
 	out[i] = '\0';
 }
@@ -114,7 +127,7 @@ void om_series_check(const struct kstats_opt *o, size_t labelsets, int gone)
 void print_openmetrics(const struct kstats_opt *o, const struct ks_data *d, const char *input)
 {
 	const char *family = o->human ? "kstats_latency_seconds" : "kstats_latency";
-	char metric[512], labels[600];
+	char metric[OM_LABEL_MAX], labels[OM_LABEL_MAX + 64];
 	size_t c, n;
 
 	if (o->le_bits > d->bits)

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 
 #include "kstats_top.h"
 
@@ -192,19 +194,22 @@ static int top_bad(struct top *t, const char *path, const char *fmt, ...)
 }
 
 /*
- * Samples of @r in the read before above @last, its last slot read now,
- * where none of its slots up to @last has fewer: the lines of a _summary
- * cut short inside @r's (rewritten in place while read), not a reset,
- * which lowers its slots from the first. 0 otherwise.
+ * Samples of @r in the read before above the last slot it has now, where
+ * none of its slots up to that one has fewer: the lines of a _summary cut
+ * short inside @r's (rewritten in place while read), or a reset whose
+ * samples since all fell lower (told apart by the next read). 0 otherwise.
  */
-static uint64_t cut_above(const struct row *r, size_t last)
+static uint64_t cut_above(const struct row *r)
 {
 	const struct ks_hist *now = &r->hist[ROW_NEXT(r)], *was = &r->hist[r->cur];
 	uint64_t above = 0;
-	size_t s;
+	size_t s, last = 0;
 
 	if (r->bits[r->cur] != r->bits[ROW_NEXT(r)])
 		return 0;
+	for (s = 0; s < now->nslots; s++)
+		if (now->count[s])
+			last = s;
 	for (s = 0; s < was->nslots; s++) {
 		uint64_t c = s < now->nslots ? now->count[s] : 0;
 
@@ -231,12 +236,15 @@ static int read_summary(struct top *t, const char *path, const char *prefix)
 	int n, i, err = 0, bits = -1;
 	struct ks_hist *h;
 	uint64_t v[4], above;
+	struct statfs sf;
 	ssize_t len;
 	FILE *f;
 
 	f = fopen(path, "r");
 	if (!f)
 		return errno;
+	t->whole = !fstatfs(fileno(f), &sf) &&
+		   (sf.f_type == DEBUGFS_MAGIC || sf.f_type == TRACEFS_MAGIC);
 	while (!err && (len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
 		if (memchr(line, '\0', len)) {
@@ -321,16 +329,17 @@ static int read_summary(struct top *t, const char *path, const char *prefix)
 	if (!err && ferror(f))
 		err = errno ?: EIO;
 	/*
-	 * Cut short inside the last function's lines, at a line's end: a
-	 * live read skips it once (said), as one cut between functions
-	 * (read_group()); taken the next time, it is a reset.
+	 * A copy (not the kernel's file) cut short inside the last
+	 * function's lines, at a line's end: a live read skips it once
+	 * (said), as one cut between functions (read_group()); the next is
+	 * taken, whatever it holds.
 	 */
-	if (!err && r && !t->strict && !t->cut_skipped && r->listed &&
-	    (above = cut_above(r, v[1]))) {
-		err = top_bad(t, path, "%s: %s %llu, where the read before had %llu %s",
-			      r->name + lp, "its lines end at slot", (unsigned long long)v[1],
-			      (unsigned long long)above,
-			      "samples above: cut short (rewritten while read?)");
+	if (!err && r && !t->whole && !t->strict && !t->cut_skipped && r->listed &&
+	    (above = cut_above(r))) {
+		err = top_bad(t, path, "%s: %s %llu sample%s %s: %s", r->name + lp,
+			      "its lines end below the", (unsigned long long)above,
+			      above > 1 ? "s" : "", "of higher slots in the read before",
+			      "cut short (rewritten while read?)");
 		t->cut_skipped = 1;
 	}
 	free(line);
@@ -449,11 +458,11 @@ static int read_group(struct top *t, const char *path, const char *prefix)
 			r->seen = t->gen;
 			/*
 			 * A function of samples in the read before, with no line
-			 * now: _summary cut short at a line's end (rewritten in
-			 * place while read), or reset. A live read skips it once
-			 * (said); taken the next time, it is a reset.
+			 * now: a copy of _summary cut short at a line's end
+			 * (rewritten in place while read), or reset. A live read
+			 * skips it once (said); the next is taken.
 			 */
-			if (!t->strict && r->listed && r->samples[r->cur] &&
+			if (!t->whole && !t->strict && r->listed && r->samples[r->cur] &&
 			    r->bits[ROW_NEXT(r)] < 0 && !t->cut_skipped) {
 				p = top_printf("%s/" SUMMARY, path);
 				err = top_bad(t, p, "%s: %s %llu %s", e->d_name,

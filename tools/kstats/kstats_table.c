@@ -208,31 +208,53 @@ static void table_row(const struct kstats_opt *o, char *buf, size_t n, const str
 	}
 }
 
+/* The length of the escape of a name as shown() shows it at @s: \xNN, \\, or 1. */
+static int esc_len(const char *s)
+{
+	if (s[0] != '\\')
+		return 1;
+	if (s[1] == '\\')
+		return 2;
+	if (s[1] == 'x' && isxdigit((unsigned char)s[2]) && isxdigit((unsigned char)s[3]))
+		return 4;
+	return 1;
+}
+
 /*
  * Where a cut at @at of @s, as shown() shows a name (\xNN for a control
- * character), falls inside such an escape: the escape's start; else @at.
+ * character, \\ for a backslash), falls inside such an escape: the
+ * escape's start; else @at. Read from the start: in \\x1b, the \x1b is
+ * not one.
  */
 int esc_at(const char *s, int at)
 {
-	int k;
+	int i, k;
 
-	for (k = 1; k <= 3 && at - k >= 0; k++)
-		if (s[at - k] == '\\' && s[at - k + 1] == 'x' &&
-		    isxdigit((unsigned char)s[at - k + 2]) &&
-		    isxdigit((unsigned char)s[at - k + 3]))
-			return at - k;
+	for (i = 0; i < at && s[i]; i += k) {
+		k = esc_len(s + i);
+		if (at < i + k)
+			return i;
+	}
 	return at;
+}
+
+/* As esc_at(), but the end of the escape that the cut at @at falls in. */
+int esc_after(const char *s, int at)
+{
+	int e = esc_at(s, at);
+
+	return e < at ? e + esc_len(s + e) : at;
 }
 
 /*
  * @s cut to its first @head and last @tail characters, a '~' between,
- * into @buf; an escape \xNN at either cut left out whole, not split.
+ * into @buf; an escape at either cut left out whole, not split.
  */
 static int cut_at(char *buf, size_t n, const char *s, int head, int tail)
 {
-	int len = strlen(s), t = len - tail, e = esc_at(s, t);
+	int len = strlen(s);
 
-	return snprintf(buf, n, "%.*s~%s", esc_at(s, head), s, s + (e < t ? e + 4 : t));
+	return snprintf(buf, n, "%.*s~%s", esc_at(s, head), s, s + esc_after(s, len - tail));
 }
 
 /*

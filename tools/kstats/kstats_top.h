@@ -87,6 +87,11 @@ struct top {
 	int strict;
 	char *bad;		/* why the last read was skipped, or NULL */
 	int cut_skipped;	/* the last read skipped as a _summary cut short */
+	/*
+	 * The last _summary read was the kernel's, from debugfs: a copy it
+	 * made whole when opened, which no read can find cut short.
+	 */
+	int whole;
 	int bad_said;
 	/* Files of the directory that are not metrics: skipped, each said once. */
 	char **skipped;

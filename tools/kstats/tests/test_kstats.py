@@ -983,6 +983,26 @@ def test_group_compare(rng):
           '85.714, 85.715)', rc2 == 0 and
           [(f[k]['lo_pct'], f[k]['hi_pct'], f[k]['change_lo'], f[k]['change_hi'])
            for k in ('mean', 'p99')] == [(85.714, 85.715, 6, 6)] * 2, (out2, err2))
+    # A change of the mean significant by a hair (its interval's end
+    # 0.0002% off 0): that bound kept off 0, with its sign, as the text
+    # keeps it ([+0.0002, ...]), not 0.000 beside "same":false.
+    near = random.Random(1)
+    base = [near.randint(1000000, 1100000) for _ in range(20000)]
+    gen.write_group(os.path.join(d, 'NA'), {'f': {0: base}}, 6)
+    signs = []
+    for shift in (578, -578):
+        gen.write_group(os.path.join(d, 'NB'), {'f': {0: [v + shift for v in base]}}, 6)
+        rc2, out2, _ = run(['--compare', '--json', '-p', '50', os.path.join(d, 'NA'),
+                            os.path.join(d, 'NB')])
+        try:
+            m = json.loads(out2)['functions']['f']['mean']
+            signs.append((m['same'], m['lo_pct'] > 0 if shift > 0 else m['hi_pct'] < 0,
+                          m['change_lo'] > 0 if shift > 0 else m['change_hi'] < 0))
+        except (ValueError, KeyError):
+            signs.append(out2)
+    check('--compare --json: a bound within 0.0005 of 0 kept off 0, its sign kept '
+          '(+578 and -578 of 1.05e6: lo_pct > 0, hi_pct < 0, "same":false)',
+          signs == [(False, True, True)] * 2, signs)
     rc, out, err = run(['--compare', '-p', '50,99', '--fail-if', 'p99>+5%',
                         '--fail-if', 'mean>+10%', da, db])
     named = re.findall(r'--fail-if (\S+): (\S+) changed', err)

@@ -1323,8 +1323,33 @@ def test_group_interval(rng):
             '%d): that read skipped, said; no reset of %s' % (first + 1, len(lines), last),
             len(lines) - first > 1 and rc == 0 and not fed and got == want and
             err.count('skipped that read') == 1 and
-            '%s: its lines end at slot ' % last in err and 'cut short' in err and
+            '%s: its lines end below the ' % last in err and 'cut short' in err and
             'counted from nothing' not in err, (rc, fed, out, err))
+    # Its lines in descending order of slot, the counts growing: no read
+    # is taken as cut short (the last line's slot is not the highest).
+    def desc(text):
+        ls = text.splitlines(True)
+        at = next(i for i, ln in enumerate(ls) if ln.split()[1] == last)
+        return ''.join(ls[:at] + sorted(ls[at:], key=lambda ln: -int(ln.split()[5])))
+    rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '2', g], summ,
+                                [desc(x) for x in snaps])
+    got = [{w[0]: int(w[1]) for w in rows} for _, rows in parse_tables(out)]
+    H.check('--interval SECS DIR: the last function\'s lines in descending order of slot: '
+            'no read skipped', rc == 0 and not fed and got == want and not err,
+            (rc, fed, out, err))
+    # The last function reset, its samples since all in lower slots: as a
+    # cut, that read skipped, said; the same read again taken, a reset.
+    low = min(gen.slot_of(v, BITS) for v in flat(s0[last]))
+    vals = [v for v in flat(s0[last]) if gen.slot_of(v, BITS) == low]
+    reset = gen.render_summary(dict(s0, **{last: {0: vals * 3}}), BITS)
+    rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '1', g], summ,
+                                [snaps[0], reset, reset])
+    got = [{w[0]: int(w[1]) for w in rows} for _, rows in parse_tables(out)]
+    H.check('--interval SECS DIR: the last function reset to lower slots: the read skipped '
+            'once, said; the next taken, its reset said',
+            rc == 0 and not fed and got == [dict({f: 0 for f in s0}, **{last: 3 * len(vals)})]
+            and err.count('skipped that read') == 1 and
+            'interval 1: %s: a slot of fewer samples' % last in err, (rc, fed, out, err))
     # Empty twice: the second is taken (a reset of the group, nothing
     # called since), the next counts from nothing.
     rc, out, err, fed = fed_run(['--interval', '0.05', '-c', '2', g], summ,
@@ -1672,6 +1697,27 @@ def test_control_names(rng):
             'e\\x1b[2Jx' in msgs[0][1].splitlines()[0] and
             'e\\x1b[2Jx changed by' in msgs[1][2] and 'cut\\x1b[2J' in msgs[2][2] and
             'note\\x1b[2J' in msgs[3][2], msgs)
+    # A backslash as \\ (as ls -b): the text \x01 reads apart from the
+    # character; names of 255 control characters, apart at their end,
+    # whole in each format (distinct series, not cut in an escape).
+    w = os.path.join(d, 'w')
+    long_a, long_b = '\x01' * 254 + 'A', '\x01' * 254 + 'B'
+    gen.write_group(w, {'back\\x01slash': {0: [100]}, 'back\x01slash': {0: [200]},
+                        long_a: {0: [300]}, long_b: {0: [400]}}, BITS)
+    outs = [H.run([w + '/']), H.run(['--csv', w + '/']), H.run(['--openmetrics', w + '/'])]
+    table = {ln.split()[0] for ln in outs[0][1].splitlines()[2:] if ln.split()}
+    fields = {r[0] for r in csv.reader(io.StringIO(outs[1][1]))} - {'function'}
+    series = set(re.findall(r'_count\{metric="w",function="((?:[^"\\]|\\.)*)"\}', outs[2][1]))
+    good, detail = promtool(outs[2][1])
+    esc = '\\x01' * 254
+    H.check('a backslash as \\\\: the text \\x01 and the character apart in the table, '
+            '--csv and --openmetrics; names of 255 characters whole in each',
+            [r[0] for r in outs] == [0, 0, 0] and
+            {'back\\\\x01slash', 'back\\x01slash'} <= table and
+            fields == {'back\\\\x01slash', 'back\\x01slash', esc + 'A', esc + 'B'} and
+            series == {'back\\\\\\\\x01slash', 'back\\\\x01slash',
+                       esc.replace('\\', '\\\\') + 'A', esc.replace('\\', '\\\\') + 'B'} and
+            good, (outs, detail, table, fields, series))
     # --compare A B of long names whose last 27 characters start in an
     # escape: the head "..." and the rest after it, not part of it.
     text = gen.render({0: [1000] * 20}, BITS)
