@@ -275,6 +275,31 @@ static void group_each(const struct kstats_opt *o, struct top *t, const char *gr
 }
 
 /*
+ * The line over a group's table: @lead (the interval's, or ""), the
+ * group, its functions, @secs (or ""), the sort and the bits, with the
+ * slots' width where the terminal has room for it.
+ */
+static void group_head(const struct kstats_opt *o, struct top *t, const char *lead,
+		       const char *group, const char *secs)
+{
+	int w = out_width(), wide, n = 0;
+	char *head = NULL;
+
+	for (wide = 1; wide >= 0; wide--) {
+		free(head);
+		n = asprintf(&head, "%sgroup %s functions %zu%s sort %s bits %s", lead,
+			     top_what(t, group), top_listed(t, &(size_t){ 0 }), secs,
+			     sort_name(o), top_bits(t, wide));
+		if (n < 0)
+			kstats_die(1, "out of memory");
+		if (!w || n <= w)
+			break;
+	}
+	puts(head);
+	free(head);
+}
+
+/*
  * The functions of @t, with the samples of its last interval: the
  * group's table, led by its line (with @secs, the seconds it covers), or
  * each function in the format asked (@gone: group_each()'s).
@@ -290,8 +315,7 @@ static void group_print(const struct kstats_opt *o, struct top *t, const char *g
 	}
 	if (secs > 0)
 		snprintf(s, sizeof(s), " seconds %.3f", secs);
-	printf("group %s functions %zu%s bits %s sort %s\n", top_what(t, group),
-	       top_listed(t, &(size_t){ 0 }), s, top_bits(t, 0), sort_name(o));
+	group_head(o, t, "", group, s);
 	print_table(o, t, secs, out_width());
 }
 
@@ -561,9 +585,10 @@ void group_follow(const struct kstats_opt *o, const char *path, const char *inpu
 
 			group_each(o, t, group, &iv, false, false);
 		} else {
-			printf("interval %ld seconds %.3f group %s functions %zu bits %s sort %s\n",
-			       i, t1 - t0, top_what(t, group), top_listed(t, &(size_t){ 0 }),
-			       top_bits(t, 0), sort_name(o));
+			char lead[64];
+
+			snprintf(lead, sizeof(lead), "interval %ld seconds %.3f ", i, t1 - t0);
+			group_head(o, t, lead, group, "");
 			print_table(o, t, t1 - t0, out_width());
 		}
 		if (fflush(stdout))

@@ -1134,10 +1134,10 @@ int top_main(int argc, char **argv)
 			else if (!t->missing && gone)
 				kstats_warn("top: %s: back", top_what(t, name));
 			gone = t->missing ? gone : 0;
-			printf("interval %ld seconds %.3f %s %s %s %zu bits %s sort %s\n", i,
+			printf("interval %ld seconds %.3f %s %s %s %zu sort %s bits %s\n", i,
 			       t1 - t0, t->path ? (t->group ? "group" : "metric") : "dir",
 			       top_what(t, name), t->path && t->group ? "functions" : "metrics",
-			       top_listed(t, &(size_t){ 0 }), top_bits(t, 0), sort_name(o));
+			       top_listed(t, &(size_t){ 0 }), sort_name(o), top_bits(t, 1));
 			print_table(o, t, t1 - t0, 0);
 			if (fflush(stdout))
 				kstats_die(1, "top: standard output: %s", strerror(errno));

@@ -780,7 +780,8 @@ def test_group_diff(rng):
     counts = {l.split()[0]: int(l.split()[1]) for l in lines[2:] if l.split()}
     check('--diff OLD_DIR NEW_DIR: the table of the samples between them, a row per '
           'function of NEW (one new counted whole, one reset from nothing), none of OLD only',
-          rc == 0 and lines[:1] == ['group grp functions 4 bits 1 sort total'] and
+          rc == 0 and
+          lines[:1] == ['group grp functions 4 sort total bits 1 (slots at most 50% wide)'] and
           lines[1].split()[:2] == ['function', 'count'] and 'rate/s' not in lines[1] and
           counts == {'vfs_read': 400, 'vfs_write': 20, 'reset_fn': 5, 'new_fn': 7},
           out + err)
@@ -871,7 +872,8 @@ def test_group_merge(rng):
     counts = {l.split()[0]: int(l.split()[1]) for l in lines[2:] if l.split()}
     check('--merge DIR_A DIR_B: the table of each function summed over both (one of one '
           'group whole), at the coarsest frac_bits, said',
-          rc == 0 and lines[:1] == ['group grp functions 4 bits 1 sort total'] and
+          rc == 0 and
+          lines[:1] == ['group grp functions 4 sort total bits 1 (slots at most 50% wide)'] and
           counts == {'f1': 1650, 'f2': 50, 'only_a': 3, 'only_b': 4} and
           err == 'kstats: --merge: the groups\' frac_bits differ: %s has 1, %s has 3; merged '
           'at frac_bits 1, the coarsest (exact: each of its slots is a union of finer '

@@ -89,6 +89,11 @@ def parse_tables(out):
     return tables
 
 
+def head_sort(words):
+    """The sort key a table's header line (its words) says."""
+    return words[words.index('sort') + 1] if 'sort' in words[:-1] else None
+
+
 def row_ok(w, want):
     """A row's words (function count rate p50 p99 max<= total) against
     WANT (expect_row()); '' if right, else what is wrong."""
@@ -244,7 +249,8 @@ def test_top_pipe(rng):
     heads = [t[0] for t in tables]
     ok = ok and all(h[0] == 'interval' and h[1] == str(i + 1) and h[2] == 'seconds' and
                     h[4:8] == ['group', 'vfs', 'functions', '5'] and
-                    h[8:] == ['bits', str(BITS), 'sort', 'total']
+                    h[8:] == ['sort', 'total', 'bits', str(BITS), '(slots', 'at', 'most',
+                              '%.3g%%' % (100 / 2 ** BITS), 'wide)']
                     for i, h in enumerate(heads))
     H.check('top into a pipe: a header line per interval (interval, seconds, group, '
             'functions), no escape code', ok, (rc, fed, out, err))
@@ -298,7 +304,7 @@ def test_top_pipe(rng):
             ok = got == sorted(list(s_full) + (['vfs_never'] if key == 'name' else []),
                                key=order)[:3]
         H.check('top -s %s --lines 3: the first 3 rows in the order of %s' % (key, key),
-                rc == 0 and not fed and ok and tables[0][0][-1] == key, (got, out, err))
+                rc == 0 and not fed and ok and head_sort(tables[0][0]) == key, (got, out, err))
 
 
 def test_top_all(rng):
@@ -1294,8 +1300,8 @@ def test_group_interval(rng):
     H.check('--interval SECS DIR: a table per interval (its rate/s too) of what each '
             'function recorded; a malformed read skipped, said once',
             rc == 0 and not fed and got == want and
-            heads == ['interval 1 group vfs functions 4 bits %d sort total' % BITS,
-                      'interval 2 group vfs functions 4 bits %d sort total' % BITS] and
+            heads == ['interval %d group vfs functions 4 sort total bits %d (slots at most '
+                      '%.3g%% wide)' % (i, BITS, 100 / 2 ** BITS) for i in (1, 2)] and
             out.count('rate/s') == 2 and err.count('skipped that read') == 1 and
             err.startswith('kstats: %s: line ' % summ), (rc, fed, out, err))
     # A _summary read empty, or cut at a line's end (rewritten in place):
@@ -1804,8 +1810,9 @@ def test_group_input(rng):
 
     rc, out, err = H.run([g])
     tables = parse_tables(out)
-    ok = rc == 0 and len(tables) == 1 and tables[0][0] == ['group', 'vfs', 'functions', '5',
-                                                            'bits', str(BITS), 'sort', 'total']
+    ok = rc == 0 and len(tables) == 1 and tables[0][0] == [
+        'group', 'vfs', 'functions', '5', 'sort', 'total', 'bits', str(BITS), '(slots', 'at',
+        'most', '%.3g%%' % (100 / 2 ** BITS), 'wide)']
     rows = {w[0]: w for w in tables[0][1]} if ok else {}
     bad = [f for f in names if f not in rows or
            row_ok(rows[f], dict(expect_row(flat(funcs.get(f, {}))),
@@ -1958,7 +1965,7 @@ def test_group_table_options(rng):
     vals = [float(w[4]) for w in every if w[4] != '-']
     H.check('group DIR -n 2 -s p99: the 2 rows of the largest p99, the header says sort p99',
             rc2 == 0 and len(rows) == 2 and rows == every[:2] and len(vals) > 2 and
-            vals == sorted(vals, reverse=True) and tables[0][0][-2:] == ['sort', 'p99'],
+            vals == sorted(vals, reverse=True) and head_sort(tables[0][0]) == 'p99',
             (out, err2, every))
     m = os.path.join(d, 'metric')
     with open(m, 'w', encoding='ascii') as f:
@@ -1996,8 +2003,7 @@ def test_group_table_options(rng):
     why = pct_cols_ok(out, {'m': {0: flat(funcs['vfs_read'])[1000:]}}, (50, 90))
     tables = parse_tables(out)
     H.check('top -p 50,90 -s p90: the columns p50 p90 of the interval, sort p90',
-            rc == 0 and not fed and not why and tables and tables[0][0][-2:] ==
-            ['sort', 'p90'], (why, fed, out, err))
+            rc == 0 and not fed and not why and tables and head_sort(tables[0][0]) == 'p90', (why, fed, out, err))
     for args, what in ((['top', '-s', 'p99', '-p', '50,90'], "--sort: 'p99' is not"),
                        (['top', '--cpu', '1'], 'the sums of the CPUs')):
         rc, out, err = H.run(args + [g])
@@ -2403,9 +2409,12 @@ def test_resolution(rng):
                                             in_slot_digits(funcs[f][0][0], bits), funcs[f][0][0])
                for f in funcs if rows.get(f, [''] * 4)[3] != str(in_slot_digits(funcs[f][0][0],
                                                                                bits))]
-        H.check('group table at frac_bits %d: "bits %d" in its header, each p50 to the '
-                'digits its slot supports (185000 as %d)' % (bits, bits, in_slot_digits(185000, bits)),
-                rc == 0 and head[4:6] == ['bits', str(bits)] and not bad, (bad, out, err))
+        H.check('group table at frac_bits %d: "bits %d (slots at most %.3g%% wide)" in its '
+                'header, each p50 to the digits its slot supports (185000 as %d)'
+                % (bits, bits, 100 / 2 ** bits, in_slot_digits(185000, bits)),
+                rc == 0 and head[6:] == ['bits', str(bits), '(slots', 'at', 'most',
+                                         '%.3g%%' % (100 / 2 ** bits), 'wide)'] and not bad,
+                (bad, out, err))
     # With -u: the fewest digits within the slot, scaled; a rounding that
     # carries (995 to 1000) loses its zero (1us, not 1.0us).
     for bits, want in ((1, {'a': '190us', 'b': '6ms', 'c': '1us'}),
@@ -2430,8 +2439,9 @@ def test_resolution(rng):
             (rows, want, out, err))
     # kstats top's screen says the width of the coarsest slots.
     rc, out, err = H.run(['top', '--dir', d, 'b1', '-b', '-c', '1', '-i', '0.05'])
-    H.check('top into a pipe: "bits 1" in the header of each interval',
-            rc == 0 and ' bits 1 sort total' in out, (out, err))
+    H.check('top into a pipe: "bits 1 (slots at most 50% wide)" in the header of each '
+            'interval', rc == 0 and ' sort total bits 1 (slots at most 50% wide)\n' in out,
+            (out, err))
 
 
 def test_top_habits(rng):
