@@ -334,8 +334,9 @@ static int read_summary(struct top *t, const char *path, const char *prefix)
 	 * (said), as one cut between functions (read_group()); the next is
 	 * taken, whatever it holds.
 	 */
-	if (!err && r && !t->whole && !t->strict && !t->cut_skipped && r->listed &&
-	    (above = cut_above(r))) {
+	above = !err && r && !t->whole && !t->strict && !t->cut_skipped && r->listed ?
+		cut_above(r) : 0;
+	if (above) {
 		err = top_bad(t, path, "%s: %s %llu sample%s %s: %s", r->name + lp,
 			      "its lines end below the", (unsigned long long)above,
 			      above > 1 ? "s" : "", "of higher slots in the read before",
