@@ -113,15 +113,21 @@ static double nice_up(double x)
 
 /*
  * The exact bounds of slots @s to @e: "[lo, hi]"; with a unit, said once when
- * both bounds are in the same one ("[106.496, 114.687] us").
+ * both bounds are in the same one ("[106.496, 114.687] us"). With @upper,
+ * the upper one alone, "<=hi": a row starts where the one before ends.
  */
-static const char *slot_range(char *buf, size_t n, size_t s, size_t e, int bits, int unit)
+static const char *slot_range(char *buf, size_t n, size_t s, size_t e, int bits, int unit,
+			      int upper)
 {
 	char lo[48], hi[48];
 	const char *ul, *uh;
 
 	fmt_exact(lo, sizeof(lo), ks_slot_min(s, bits), unit);
 	fmt_exact(hi, sizeof(hi), ks_slot_max(e, bits), unit);
+	if (upper) {
+		snprintf(buf, n, "<=%s", hi);
+		return buf;
+	}
 	ul = strchr(lo, ' ');
 	uh = strchr(hi, ' ');
 	if (ul && uh && !strcmp(ul, uh)) {
@@ -164,6 +170,7 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 		int cols, int compact)
 {
 	int bits = o->log2 ? 0 : hbits, width, rangew = 7, markw = 0, countw = 5, cumw = 8, i;
+	int upper = 0;
 	const struct ks_hist *h = hist;
 	struct ks_hist coarse = { 0 };
 	double dmax = 0, scale = 1;
@@ -185,10 +192,25 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 	}
 	for (s = st.first; n && s <= (size_t)st.last; s = e + 1) {
 		e = row_end(h, s, st.last, compact);
-		rangew = fmax(rangew, strlen(slot_range(r, sizeof(r), s, e, bits, ks_unit(o))));
+		rangew = fmax(rangew, strlen(slot_range(r, sizeof(r), s, e, bits, ks_unit(o), 0)));
 		markw = fmax(markw, strlen(hist_marks(o, m, sizeof(m), &st, s, bits)));
 		countw = fmax(countw, snprintf(m, sizeof(m), "%llu",
 					       (unsigned long long)h->count[s]));
+	}
+	/*
+	 * A screen too narrow for the ranges, a bar of 4 and the counts:
+	 * each row by its upper bound (the rows follow each other, from the
+	 * first slot of samples), a bar of 1 column at least, so that no
+	 * number is cut.
+	 */
+	if (compact && rangew + 3 + 4 + 1 + countw > cols) {
+		upper = 1;
+		rangew = 7;
+		for (s = st.first; n && s <= (size_t)st.last; s = e + 1) {
+			e = row_end(h, s, st.last, compact);
+			rangew = fmax(rangew, strlen(slot_range(r, sizeof(r), s, e, bits,
+								ks_unit(o), 1)));
+		}
 	}
 	/*
 	 * The range, " |", the bar, "|", " " and the count, " " and the
@@ -210,8 +232,8 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 		width += cumw;
 		cumw = 0;
 	}
-	if (width < 4)
-		width = 4;
+	if (width < (upper ? 1 : 4))
+		width = upper ? 1 : 4;
 	hist_glyphs(&g);
 	/* The densest slot fills half of the bar, at most: one block is a round number. */
 	if (dmax > 0)
@@ -234,8 +256,8 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 		cdf = h->count[s] ? (int)((double)cum / n * width + 0.5) : 0;
 		if (h->count[s] && !bar && !cdf)
 			cdf = 1;
-		fprintf(f, "%*s %s", rangew, slot_range(r, sizeof(r), s, e, bits, ks_unit(o)),
-			g.frame);
+		fprintf(f, "%*s %s", rangew,
+			slot_range(r, sizeof(r), s, e, bits, ks_unit(o), upper), g.frame);
 		for (i = 0; i < width; i++)
 			fputs(i < bar ? g.dark : i < cdf ? g.light : " ", f);
 		fprintf(f, "%s %*llu", g.frame, countw, (unsigned long long)h->count[s]);

@@ -1516,9 +1516,10 @@ def test_top_bad_read(rng):
         t.close()
 
 
-def tmux_screen(args, rows, cols, ready):
+def tmux_screen(args, rows, cols, ready, keys=None, then=None):
     """kstats ARGS in a tmux window of ROWS x COLS, until READY(lines) of
-    its screen (or a hang): the screen's lines, as tmux shows them."""
+    its screen (or a hang): the screen's lines, as tmux shows them; with
+    KEYS, those sent then, and the screen once THEN(lines)."""
     # A server of its own each time: one just killed may still hold a
     # socket of the same name.
     sock = tempfile.mktemp(prefix='tmux-', dir=H.TMP)
@@ -1536,12 +1537,46 @@ def tmux_screen(args, rows, cols, ready):
             lines = subprocess.run(tmux + ['capture-pane', '-p'], capture_output=True,
                                    text=True, check=False).stdout.split('\n')[:rows]
             if ready(lines):
-                break
+                if not keys:
+                    break
+                subprocess.run(tmux + ['send-keys'] + keys, check=False)
+                keys, ready = None, then
             time.sleep(0.05)
         subprocess.run(tmux + ['send-keys', 'q'], check=False)
     finally:
         subprocess.run(tmux + ['kill-server'], capture_output=True, check=False)
     return lines
+
+
+def test_top_view_narrow(rng):
+    """#43.1: kstats top's view of a function (Enter) on a screen too
+    narrow for its ranges: each row by its upper bound, every count whole
+    and right (a count cut to its first digits read 10 times too low)."""
+    d = tempfile.mkdtemp(dir=H.TMP)
+    vals = [int(rng.lognormvariate(18.5, 0.7)) for _ in range(5000)]
+    gen.write_group(os.path.join(d, 'g'), {'f': {0: vals}}, 1)
+    want = {}
+    for v in vals:
+        hi = gen.slot_max(gen.slot_of(v, 1), 1)
+        want[hi] = want.get(hi, 0) + 1
+    bad = []
+    for cols in (28, 32, 34, 36, 40):
+        lines = tmux_screen(['top', '--dir', d, 'g', '-i', '1000'], 40, cols,
+                            lambda ls: any(l.lstrip().startswith('f ') for l in ls), ['Enter'],
+                            lambda ls: any(l.split()[-1:] == ['count'] or
+                                           'count' in l.split() and 'range' in l.split()
+                                           for l in ls))
+        got = {}
+        for ln in lines:
+            m = re.match(r'^ *(?:<=(\d+)|\[\d+, (\d+)\]) [|\u2502].*[|\u2502] +(\d+)', ln)
+            if m:
+                got[int(m.group(1) or m.group(2))] = int(m.group(3))
+        upper = any(re.match(r'^ *<=\d', ln) for ln in lines)
+        if not got or any(want.get(k) != v for k, v in got.items()) or \
+                any(len(ln) > cols for ln in lines) or upper != (cols < 37):
+            bad.append((cols, got, lines))
+    H.check('top\'s view at 28 to 40 columns of ranges of 9 digits: each count whole and '
+            'right; below 37 (24 + 13) columns each row by its upper bound (<=hi)', not bad, bad)
 
 
 def test_top_cut_escape():
