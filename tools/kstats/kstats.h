@@ -271,6 +271,8 @@ void group_follow(const struct kstats_opt *o, const char *path, const char *inpu
 void group_merge(const struct kstats_opt *o, int n, char **paths, char **inputs);
 /* kstats --diff OLD NEW of two snapshots of a group's directory (@input: NEW's name). */
 void group_diff(const struct kstats_opt *o, const char *old, const char *new, const char *input);
+/* --compare of groups: an error where a _summary lists a function without a file. */
+void group_need_files(const struct kstats_opt *o, const char *path);
 
 /* kstats_table.c: the options of a table of functions */
 /* -n N */

@@ -880,6 +880,8 @@ int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, 
 		for (c = 0; c < o->nfail_if; c++)
 			parse_fail_if(o, o->fail_if[c].text, &o->fail_if[c]);
 	}
+	group_need_files(o, da);
+	group_need_files(o, db);
 	ka = group_funcs(da, &fa);
 	kb = group_funcs(db, &fb);
 	rows = calloc(ka + 1, sizeof(*rows));

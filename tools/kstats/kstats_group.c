@@ -225,6 +225,56 @@ static struct top *group_read(const struct kstats_opt *o, const char *path, cons
 }
 
 /*
+ * Of the group at @path read into @t, the functions that its _summary and
+ * its files disagree on, as a list ", f1, f2" (@list, to free): with
+ * @nofile, those of lines in _summary without a file (a copy of _summary
+ * alone); else those of a file with lines and none in _summary (a copy of
+ * _summary cut short, or a function called first while it was copied).
+ * Their number.
+ */
+static size_t group_disagree(struct top *t, const char *path, bool nofile, char **list)
+{
+	size_t i, n = 0, len = 0;
+	struct stat st;
+	FILE *f;
+
+	f = open_memstream(list, &len);
+	if (!f)
+		kstats_die(1, "out of memory");
+	for (i = 0; i < t->nrows; i++) {
+		const struct row *r = &t->rows[i];
+		char *p = top_printf("%s/%s", path, r->name);
+		bool has_file = !stat(p, &st), lines = r->bits[r->cur] >= 0;
+
+		free(p);
+		if (nofile ? lines && !has_file : !lines && has_file && st.st_size > 0)
+			fprintf(f, "%s %s", n++ ? "," : "", r->name);
+	}
+	if (fclose(f))
+		kstats_die(1, "out of memory");
+	return n;
+}
+
+/*
+ * --compare of groups reads each function's file: a copy of a group with
+ * lines in its _summary of functions without a file (of _summary alone)
+ * would compare fewer, or none, and say nothing. An error, exit 2.
+ */
+void group_need_files(const struct kstats_opt *o, const char *path)
+{
+	struct top *t = group_read(o, path, "--compare: ");
+	char *list;
+	size_t n = group_disagree(t, path, true, &list);
+
+	if (n)
+		kstats_die(2, "--compare: %s: %zu function%s of its _summary without a file %s:%s",
+			   path, n, n > 1 ? "s" : "",
+			   "(--compare reads each function's file: copy the whole directory)", list);
+	free(list);
+	top_free(t);
+}
+
+/*
  * The group at @path, read as an input (kstats DIR, --diff, --merge): as
  * a metric's slots and means, the bits of its _summary fit --bits or not.
  */
@@ -468,10 +518,17 @@ void group_merge(const struct kstats_opt *o, int n, char **paths, char **inputs)
 void group_diff(const struct kstats_opt *o, const char *old, const char *new, const char *input)
 {
 	struct top *t = group_input(o, old, "--diff: ");
-	char *group = group_name(input), *gone = NULL, *reset = NULL;
-	size_t i, ngone = 0, nreset = 0, both = 0, len = 0, rlen = 0;
-	FILE *f, *fr;
+	char *group = group_name(input), *gone = NULL, *reset = NULL, *fresh = NULL, *list;
+	size_t i, ngone = 0, nreset = 0, nnew = 0, both = 0, len = 0, rlen = 0, nlen = 0, k;
+	FILE *f, *fr, *fn;
 
+	/* OLD's _summary cut short (an interrupted copy): NEW's count whole. */
+	k = group_disagree(t, old, false, &list);
+	if (k)
+		kstats_warn("--diff: %s: %zu function%s with a file of samples and no line in %s:%s",
+			    old, k, k > 1 ? "s" : "",
+			    "its _summary (cut short? called first while copied?)", list);
+	free(list);
 	free(t->path);
 	t->path = strdup(new);
 	if (!t->path)
@@ -481,7 +538,8 @@ void group_diff(const struct kstats_opt *o, const char *old, const char *new, co
 		kstats_die(1, "--diff: %s: %s", new, strerror(t->missing));
 	f = open_memstream(&gone, &len);
 	fr = open_memstream(&reset, &rlen);
-	for (i = 0; f && fr && i < t->nrows; i++) {
+	fn = open_memstream(&fresh, &nlen);
+	for (i = 0; f && fr && fn && i < t->nrows; i++) {
 		const struct row *r = &t->rows[i];
 
 		if (r->bits[r->prv] >= 0 && r->bits[r->cur] >= 0 &&
@@ -495,8 +553,10 @@ void group_diff(const struct kstats_opt *o, const char *old, const char *new, co
 		both += r->bits[r->prv] >= 0;
 		if (r->reset)
 			fprintf(fr, "%s %s", nreset++ ? "," : "", r->name);
+		else if (r->bits[r->prv] < 0 && r->bits[r->cur] >= 0)
+			fprintf(fn, "%s %s", nnew++ ? "," : "", r->name);
 	}
-	if (!f || !fr || fclose(f) || fclose(fr))
+	if (!f || !fr || !fn || fclose(f) || fclose(fr) || fclose(fn))
 		kstats_die(1, "out of memory");
 	/*
 	 * Most functions fewer: not a later snapshot (OLD and NEW swapped, or
@@ -513,8 +573,13 @@ void group_diff(const struct kstats_opt *o, const char *old, const char *new, co
 	if (ngone)
 		kstats_warn("--diff: %zu function%s of %s not in %s (not listed):%s", ngone,
 			    ngone > 1 ? "s" : "", old, new, gone);
+	if (nnew)
+		kstats_warn("--diff: %zu function%s of samples in %s and none in %s %s:%s", nnew,
+			    nnew > 1 ? "s" : "", new, old, "(new, or first called), counted whole",
+			    fresh);
 	free(gone);
 	free(reset);
+	free(fresh);
 	group_print(o, t, group, 0, false);
 	top_free(t);
 	free(group);

@@ -789,7 +789,26 @@ def test_group_diff(rng):
           'kstats: --diff: 1 function with a slot of fewer samples in %s than in %s' % (dn, do)
           in err and 'counted from nothing: reset_fn\n' in err and
           'kstats: --diff: 1 function of %s not in %s (not listed): gone_fn\n' % (do, dn) in err
-          and err.count('\n') == 2, err)
+          and err.count('\n') == 3, err)
+    check('--diff OLD_DIR NEW_DIR: a function new in NEW said, counted whole',
+          'kstats: --diff: 1 function of samples in %s and none in %s (new, or first called), '
+          'counted whole: new_fn\n' % (dn, do) in err, err)
+    # OLD's _summary cut short (an interrupted copy): its functions with
+    # a file of samples and no line said, not counted silently whole.
+    cut = os.path.join(d, 'cut', 'grp')
+    gen.write_group(cut, old, 1)
+    with open(os.path.join(cut, '_summary'), encoding='ascii') as f:
+        lines = f.readlines()
+    kept = lines[:len(lines) // 2]
+    with open(os.path.join(cut, '_summary'), 'w', encoding='ascii') as f:
+        f.writelines(kept)
+    lost = sorted({ln.split()[1] for ln in lines} - {ln.split()[1] for ln in kept})
+    rc2, _, err2 = run(['--diff', cut, dn])
+    check('--diff OLD_DIR NEW_DIR, OLD\'s _summary cut short: its %d functions with a file of '
+          'samples and no line said' % len(lost), lost and
+          '--diff: %s: %d function%s with a file of samples and no line in its _summary' %
+          (cut, len(lost), 's' if len(lost) > 1 else '') in err2 and
+          all(f in err2.split('copied?):')[1].split('\n')[0] for f in lost), (rc2, err2))
     rc, out, _ = run(['--diff', '--json', do, dn])
     funcs = json.loads(out)['functions'] if rc == 0 else {}
     same = []
@@ -970,6 +989,16 @@ def test_group_compare(rng):
           abs(fs['vfs_write']['mean']['change_pct'] - 50) < 5 and
           js.get('only_a') == ['only_in_a'] and js.get('only_b') == ['only_in_b'],
           out[:800] + err)
+    # A copy of _summary alone: --compare reads each function's file, and
+    # would compare none; an error, not a gate passed.
+    only = os.path.join(d, 'only')
+    os.makedirs(only)
+    shutil.copy(os.path.join(da, '_summary'), only)
+    rc2, out2, err2 = run(['--compare', '--fail-if', 'mean>+1%', only, db])
+    check('--compare --fail-if DIR_A DIR_B, DIR_A a copy of _summary alone -> exit 2, "%d '
+          'functions of its _summary without a file"' % len(a),
+          rc2 == 2 and not out2 and '--compare: %s: %d functions of its _summary without a '
+          'file' % (only, len(a)) in err2, (rc2, out2, err2))
     # Every sample 7 in A and 13 in B (exact slots): the change is 6
     # exactly, +85.714285...%; its interval's bounds rounded outwards to
     # 3 decimals, as the text's are to its digits: [85.714, 85.715].
