@@ -700,7 +700,7 @@ static int kstats_main(int argc, char **argv, int trace)
 	if (opt.rows && !opt.pcts)
 		parse_pcts(&opt, "50,90,99");
 	if (opt.outfile && opt.interval <= 0)
-		out_begin(opt.outfile);
+		out_begin(opt.outfile, false);
 	ret = 0;
 	if (trace)
 		ret = trace_main(&opt, k.spec, argc, argv, k.secs);

@@ -21,6 +21,7 @@
 #ifndef KSTATS_H
 #define KSTATS_H
 
+#include <stdbool.h>
 #include <time.h>
 
 #include "kstats_parse.h"
@@ -251,7 +252,7 @@ int trace_main(const struct kstats_opt *o, const char *spec, int argc, char **ar
 const char *trace_func(const char *spec);
 
 /* kstats_outfile.c: -o, a file written whole or not at all */
-void out_begin(const char *file);
+void out_begin(const char *file, bool hold);
 void out_commit(const char *file);
 
 /* kstats_group.c: a group's directory as an input; the end of kstats trace 'GLOB' */

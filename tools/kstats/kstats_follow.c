@@ -96,7 +96,7 @@ static void follow_print(const struct kstats_opt *o, const struct ks_data *d, co
 		 * node_exporter's textfile collector.
 		 */
 		if (o->outfile)
-			out_begin(o->outfile);
+			out_begin(o->outfile, true);
 		output(o, d, input);
 		if (o->outfile)
 			out_commit(o->outfile);

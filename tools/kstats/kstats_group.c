@@ -641,7 +641,7 @@ void group_follow(const struct kstats_opt *o, const char *path, const char *inpu
 		}
 		if (o->out == OUT_OPENMETRICS) {
 			if (o->outfile)
-				out_begin(o->outfile);
+				out_begin(o->outfile, true);
 			group_each(o, t, group, NULL, true, false);
 			if (o->outfile)
 				out_commit(o->outfile);

@@ -2,6 +2,8 @@
 /* kstats -o FILE: a temporary file, renamed to FILE once complete. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "kstats.h"
 
 static char *out_tmp;		/* -o: the temporary file, until renamed */
+static sigset_t out_mask;	/* the signals blocked before out_begin() */
 
 /* The temporary file removed, on an error. */
 static void out_abort(void)
@@ -22,14 +25,25 @@ static void out_abort(void)
 /*
  * -o FILE: standard output goes to a temporary file beside FILE, renamed
  * to FILE once complete, so that a reader (node_exporter's textfile
- * collector) never sees half of it. It does not end in .prom.
+ * collector) never sees half of it. It does not end in .prom. With @hold
+ * (each exposition of --interval), the signals that end kstats (Ctrl-C,
+ * systemd's SIGTERM) wait until it is renamed, so that none leaves it
+ * behind: it is written in milliseconds, and --interval sleeps without
+ * one.
  */
-void out_begin(const char *file)
+void out_begin(const char *file, bool hold)
 {
+	static const int ends[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	mode_t mask = umask(0);
+	sigset_t set;
+	size_t i;
 	int fd;
 
 	umask(mask);
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		sigaddset(&set, ends[i]);
+	sigprocmask(SIG_BLOCK, hold ? &set : NULL, &out_mask);
 	if (asprintf(&out_tmp, "%s.tmp.XXXXXX", file) < 0)
 		die(1, "out of memory");
 	fd = mkstemp(out_tmp);
@@ -53,4 +67,5 @@ void out_commit(const char *file)
 	kstats_on_error_remove(out_abort);
 	free(out_tmp);
 	out_tmp = NULL;
+	sigprocmask(SIG_SETMASK, &out_mask, NULL);
 }

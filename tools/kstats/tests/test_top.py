@@ -1427,6 +1427,30 @@ def test_group_interval(rng):
             rc == 0 and not fed and len(tables) == 1 and
             sorted(w[0] for w in tables[0][1]) == sorted(rest) and
             'interval 1: %s: gone (' % lost in err, (rc, fed, out, err))
+    # Ended by a signal while it writes: the exposition's temporary file
+    # renamed first, none left behind (node_exporter's textfile directory
+    # under systemd's restarts). A large group: writing takes most of
+    # each interval.
+    big = os.path.join(d, 'big')
+    gen.write_synth_group(big, 1000, 8)
+    prom = os.path.join(d, 'prom')
+    os.makedirs(prom)
+    ends = []
+    for k in range(20):
+        p = subprocess.Popen([H.KSTATS, '--interval', '0.01', '--openmetrics', '-o',
+                              os.path.join(prom, 'k.prom'), big],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + H.HANG
+        while not os.path.exists(os.path.join(prom, 'k.prom')) and time.time() < deadline:
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0, 0.2))
+        p.send_signal(signal.SIGTERM if k % 2 else signal.SIGINT)
+        p.communicate(timeout=H.HANG)
+        ends.append(p.returncode)
+    left = [f for f in os.listdir(prom) if f != 'k.prom']
+    H.check('--interval --openmetrics -o FILE DIR ended by SIGINT or SIGTERM, 20 times: no '
+            'temporary file left (%s)' % left, not left and
+            all(r in (-signal.SIGINT, -signal.SIGTERM) for r in ends), (left, ends))
     gen.write_group(g, funcs, BITS)
     rc, out, err = H.run(['--interval', '1', '--openmetrics', '--series-max', '10', '-o',
                           os.path.join(d, 'big.prom'), g])
