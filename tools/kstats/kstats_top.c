@@ -261,13 +261,30 @@ static void draw_header(const struct kstats_opt *o, const struct top_screen *scr
 	for (form = 0; form < 5; form++) {
 		if (form == 4) {
 			char rest[256], cut[256];
-			int n;
+			int n = 0, k;
 
-			n = snprintf(rest, sizeof(rest), ": %zu/%zu, %s, %s%s, bits %s", called,
-				     listed, secs > 0 ? when + strlen("in the last ") : "start",
-				     sort_name(o), o->reverse ? " reversed" : "", top_bits(t, 0));
-			n += scr->paused ? strlen("paused ") : 0;
-			cut_name(cut, sizeof(cut), top_what(t, name), cols - n > 8 ? cols - n : 8);
+			/*
+			 * The clauses that fit beside a name of 8 at least, whole:
+			 * the last ones go first, never a part of a number.
+			 */
+			for (k = 4; k >= 1; k--) {
+				n = snprintf(rest, sizeof(rest), ": %zu/%zu", called, listed);
+				if (k > 1)
+					n += snprintf(rest + n, sizeof(rest) - n, ", %s",
+						      secs > 0 ? when + strlen("in the last ") :
+						      "start");
+				if (k > 2)
+					n += snprintf(rest + n, sizeof(rest) - n, ", %s%s",
+						      sort_name(o), o->reverse ? " reversed" : "");
+				if (k > 3)
+					n += snprintf(rest + n, sizeof(rest) - n, ", bits %s",
+						      top_bits(t, 0));
+				n += scr->paused ? strlen("paused ") : 0;
+				if (n + 8 <= cols)
+					break;
+			}
+			/* Narrower still: the name cut to 4 (a~z), the counts whole. */
+			cut_name(cut, sizeof(cut), top_what(t, name), cols - n > 4 ? cols - n : 4);
 			snprintf(buf, sizeof(buf), "%s%s%s", scr->paused ? "paused " : "",
 				 cut, rest);
 			break;

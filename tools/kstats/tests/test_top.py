@@ -1603,6 +1603,28 @@ def test_top_view_narrow(rng):
             'right; below 37 (24 + 13) columns each row by its upper bound (<=hi)', not bad, bad)
 
 
+def test_top_header_narrow():
+    """#43.1: kstats top's header on a screen of 14 to 45 columns: its
+    clauses whole, the last ones left out first, the counts never cut
+    (197/30 for 197/300), the name cut to leave them room."""
+    d = tempfile.mkdtemp(dir=H.TMP)
+    name = 'a_very_long_group_name_here'
+    gen.write_group(os.path.join(d, name), {'f%03d' % i: {0: [100 + i] * 3} if i % 3 else {}
+                                           for i in range(300)}, BITS)
+    form = re.compile(r'^(\S+): 200/300(, start)?(, total)?(, bits %d)?$' % BITS)
+    bad = []
+    for cols in (14, 16, 20, 24, 30, 35, 45):
+        lines = tmux_screen(['top', '--dir', d, name, '-i', '1000'], 6, cols,
+                            lambda ls: any(l.lstrip().startswith('f0') for l in ls))
+        head = lines[0].rstrip() if lines else ''
+        m = form.match(head)
+        rest = len(head) - len(m.group(1)) if m else 0
+        if not m or len(head) > cols or ('~' in m.group(1)) != (len(name) + rest > cols):
+            bad.append((cols, head))
+    H.check('top\'s header at 14 to 45 columns: each clause whole, the counts 200/300 never '
+            'cut, the name cut (a~e) where they need its room', not bad, bad)
+
+
 def test_top_cut_escape():
     """A name cut to a narrow terminal's column keeps each escape of a
     control character (\\xNN) whole or leaves it out: never a part."""
