@@ -866,7 +866,8 @@ int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, 
 {
 	char **fa, **fb, *pa, *pb, q[32], cell[96];
 	size_t n = 0, ka, kb, i, j;
-	int c, ret = 0, coarse = 0, untested[MAX_FAIL_IF] = { 0 };
+	int c, ret = 0, coarse = 0, cbits[2] = { 0 }, untested[MAX_FAIL_IF] = { 0 };
+	char *cname = NULL;
 	struct kstats_opt copy = *o0, *o = &copy;
 	struct cmp_row *rows;
 	struct ks_data a, b;
@@ -901,7 +902,11 @@ int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, 
 		load(&a, pa, o->bits);
 		load(&b, pb, o->bits);
 		bits = a.bits < b.bits ? a.bits : b.bits;
-		coarse |= a.bits != b.bits;
+		if (a.bits != b.bits && !coarse++) {
+			cname = strdup(fa[i]);
+			cbits[0] = a.bits;
+			cbits[1] = b.bits;
+		}
 		compare_compute(o, at_bits(&ca, selected(o, &a, pa), a.bits, bits),
 				at_bits(&cb, selected(o, &b, pb), b.bits,
 					bits), bits, &rows[n].res);
@@ -924,8 +929,10 @@ int compare_groups(const struct kstats_opt *o0, const char *da, const char *db, 
 		j++;
 	}
 	if (coarse)
-		kstats_warn("--compare: %s",
-			    "functions of different frac_bits in A and B are compared at the coarser");
+		kstats_warn("--compare: %d function%s %s %s and %s %s (%s: %d and %d)",
+			    coarse, coarse > 1 ? "s" : "", "of different frac_bits in", da, db,
+			    "compared at the coarser", cname ? cname : "?", cbits[0], cbits[1]);
+	free(cname);
 	qsort(rows, n, sizeof(*rows), cmp_rows);
 	if (o->out == OUT_JSON) {
 		printf("{\"a\":");

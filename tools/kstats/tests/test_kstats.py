@@ -989,6 +989,17 @@ def test_group_compare(rng):
           abs(fs['vfs_write']['mean']['change_pct'] - 50) < 5 and
           js.get('only_a') == ['only_in_a'] and js.get('only_b') == ['only_in_b'],
           out[:800] + err)
+    # Functions of different frac_bits: compared at the coarser, said with
+    # the inputs, the count and a function's two bits.
+    fine = os.path.join(d, 'FINE')
+    gen.write_group(fine, a, 1)
+    rc2, _, err2 = run(['--compare', fine, db])
+    check('--compare DIR_A DIR_B of frac_bits 1 and 3: "%d functions of different frac_bits '
+          'in A and B compared at the coarser (F: 1 and 3)"' % len(set(a) & set(b)),
+          rc2 == 0 and re.search(r'--compare: %d functions of different frac_bits in %s and %s '
+                                 r'compared at the coarser \(\S+: 1 and 3\)' %
+                                 (len(set(a) & set(b)), re.escape(fine), re.escape(db)), err2),
+          err2)
     # A copy of _summary alone: --compare reads each function's file, and
     # would compare none; an error, not a gate passed.
     only = os.path.join(d, 'only')
