@@ -260,12 +260,13 @@ static void draw_header(const struct kstats_opt *o, const struct top_screen *scr
 	 */
 	for (form = 0; form < 5; form++) {
 		if (form == 4) {
+			const char *what = top_what(t, name);
+			int n = 0, k, least = strlen(what) < 8 ? strlen(what) : 8;
 			char rest[256], cut[256];
-			int n = 0, k;
 
 			/*
-			 * The clauses that fit beside a name of 8 at least, whole:
-			 * the last ones go first, never a part of a number.
+			 * The clauses that fit beside the name, 8 of it at least,
+			 * whole: the last ones go first, never a part of a number.
 			 */
 			for (k = 4; k >= 1; k--) {
 				n = snprintf(rest, sizeof(rest), ": %zu/%zu", called, listed);
@@ -280,11 +281,11 @@ static void draw_header(const struct kstats_opt *o, const struct top_screen *scr
 					n += snprintf(rest + n, sizeof(rest) - n, ", bits %s",
 						      top_bits(t, 0));
 				n += scr->paused ? strlen("paused ") : 0;
-				if (n + 8 <= cols)
+				if (n + least <= cols)
 					break;
 			}
 			/* Narrower still: the name cut to 4 (a~z), the counts whole. */
-			cut_name(cut, sizeof(cut), top_what(t, name), cols - n > 4 ? cols - n : 4);
+			cut_name(cut, sizeof(cut), what, cols - n > 4 ? cols - n : 4);
 			snprintf(buf, sizeof(buf), "%s%s%s", scr->paused ? "paused " : "",
 				 cut, rest);
 			break;
