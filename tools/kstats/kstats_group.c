@@ -262,9 +262,14 @@ static size_t group_disagree(struct top *t, const char *path, bool nofile, char 
  */
 void group_need_files(const struct kstats_opt *o, const char *path)
 {
-	struct top *t = group_read(o, path, "--compare: ");
-	char *list;
-	size_t n = group_disagree(t, path, true, &list);
+	struct top *t = top_new(path, NULL, 1, o->bits, NULL, 0);
+	char *list = NULL;
+	size_t n = 0;
+
+	/* Its names only, and --compare does not read it: malformed is no error. */
+	t->who = "";
+	if (!top_read(t) && !t->missing)
+		n = group_disagree(t, path, true, &list);
 
 	if (n)
 		kstats_die(2, "--compare: %s: %zu function%s of its _summary without a file %s:%s",

@@ -235,9 +235,19 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 	if (width < (upper ? 1 : 4))
 		width = upper ? 1 : 4;
 	hist_glyphs(&g);
+	/*
+	 * Narrower than its ranges, a bar of 1 and its counts: said, rather
+	 * than a number cut.
+	 */
+	if (upper && rangew + 3 + 1 + 1 + countw > cols) {
+		if (o->cpu >= 0)
+			fprintf(f, "cpu %ld\n", o->cpu);
+		fprintf(f, "needs %d columns\n", rangew + 5 + countw);
+		goto out;
+	}
 	/* The densest slot fills half of the bar, at most: one block is a round number. */
 	if (dmax > 0)
-		scale = nice_up(dmax / (width / 2));
+		scale = nice_up(dmax / ((width + 1) / 2));
 	if (o->cpu >= 0)
 		fprintf(f, "cpu %ld\n", o->cpu);
 	hist_legend(f, &g, scale, cols);
@@ -265,6 +275,7 @@ void hist_write(FILE *f, const struct kstats_opt *o, const struct ks_hist *hist,
 			fprintf(f, " %6.2f%%", floor(10000.0 * cum / n) / 100);
 		fprintf(f, "%s\n", markw ? hist_marks(o, m, sizeof(m), &st, s, bits) : "");
 	}
+out:
 	free(coarse.count);
 	free(coarse.sum);
 }

@@ -14,6 +14,7 @@
 
 static char *out_tmp;		/* -o: the temporary file, until renamed */
 static sigset_t out_mask;	/* the signals blocked before out_begin() */
+static bool out_held;		/* out_begin() blocked those that end kstats */
 
 /* The temporary file removed, on an error. */
 static void out_abort(void)
@@ -43,7 +44,9 @@ void out_begin(const char *file, bool hold)
 	sigemptyset(&set);
 	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
 		sigaddset(&set, ends[i]);
-	sigprocmask(SIG_BLOCK, hold ? &set : NULL, &out_mask);
+	out_held = hold;
+	if (hold)
+		sigprocmask(SIG_BLOCK, &set, &out_mask);
 	if (asprintf(&out_tmp, "%s.tmp.XXXXXX", file) < 0)
 		die(1, "out of memory");
 	fd = mkstemp(out_tmp);
@@ -67,5 +70,7 @@ void out_commit(const char *file)
 	kstats_on_error_remove(out_abort);
 	free(out_tmp);
 	out_tmp = NULL;
-	sigprocmask(SIG_SETMASK, &out_mask, NULL);
+	if (out_held)
+		sigprocmask(SIG_SETMASK, &out_mask, NULL);
+	out_held = false;
 }

@@ -202,8 +202,8 @@ static size_t top_filter(const struct top_screen *scr, struct row **v, size_t n)
 	if (!scr->filter[0])
 		return n;
 	for (i = 0; i < n; i++)
-		if (glob ? !fnmatch(scr->filter, v[i]->shown, 0) :
-		    !!strstr(v[i]->shown, scr->filter))
+		if (glob ? !fnmatch(scr->filter, v[i]->name, FNM_NOESCAPE) :
+		    !!strstr(v[i]->name, scr->filter))
 			v[k++] = v[i];
 	return k;
 }
@@ -341,6 +341,9 @@ static size_t range_len(const char *line)
 {
 	const char *end = strchr(line, ',');
 
+	/* On a narrow screen, a row by its upper bound: "<=2047 ". */
+	if (!strncmp(line, "<=", 2))
+		return strcspn(line, " ");
 	return *line == '[' && end ? end + 1 - line : 0;
 }
 

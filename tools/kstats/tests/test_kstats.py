@@ -1010,6 +1010,16 @@ def test_group_compare(rng):
           'functions of its _summary without a file"' % len(a),
           rc2 == 2 and not out2 and '--compare: %s: %d functions of its _summary without a '
           'file' % (only, len(a)) in err2, (rc2, out2, err2))
+    # A _summary cut mid-line in a copy: --compare does not read it, and
+    # compares the files as before.
+    cutsum = os.path.join(d, 'CUTSUM')
+    shutil.copytree(da, cutsum)
+    with open(os.path.join(cutsum, '_summary'), 'r+', encoding='ascii') as f:
+        f.truncate(len(f.read()) // 2 + 3)
+    rc2, out2, err2 = run(['--compare', cutsum, db])
+    check('--compare DIR_A DIR_B, DIR_A\'s _summary cut mid-line: compared from the files, '
+          'as of the whole copy', rc2 == 0 and out2 == run(['--compare', da, db])[1] and
+          not err2, (rc2, err2))
     # Every sample 7 in A and 13 in B (exact slots): the change is 6
     # exactly, +85.714285...%; its interval's bounds rounded outwards to
     # 3 decimals, as the text's are to its digits: [85.714, 85.715].

@@ -1601,6 +1601,25 @@ def test_top_view_narrow(rng):
             bad.append((cols, got, lines))
     H.check('top\'s view at 28 to 40 columns of ranges of 9 digits: each count whole and '
             'right; below 37 (24 + 13) columns each row by its upper bound (<=hi)', not bad, bad)
+    # Narrower, with units: counts whole, or "too narrow"; never a
+    # scale of inf (a bar of 1 column halved to 0).
+    bad = []
+    for cols, args in ((20, []), (22, []), (24, ['-u', 'auto']), (26, ['-u', 'auto'])):
+        lines = tmux_screen(['top', '--dir', d, 'g', '-i', '1000'] + args, 40, cols,
+                            lambda ls: any(l.lstrip().startswith('f ') for l in ls), ['Enter'],
+                            lambda ls: any('range' in l.split() or 'needs' in l.split()
+                                           for l in ls))
+        rows = [ln for ln in lines if re.match(r'^ *<=', ln)]
+        counts = [int(ln.split()[-1]) for ln in rows if ln.split()[-1].isdigit()]
+        narrow = any(re.match(r'^needs (\d+) columns$', ln) and
+                     int(ln.split()[1]) > cols for ln in lines)
+        if any('inf' in ln for ln in lines) or any(len(ln) > cols for ln in lines) or \
+                (not narrow and (len(counts) != len(rows) or sorted(counts) !=
+                                 sorted(want[k] for k in want if want[k] in counts))) or \
+                (not narrow and not rows):
+            bad.append((cols, args, lines))
+    H.check('top\'s view at 20 to 26 columns (-u auto too): each count whole, or "needs N '
+            'columns"; no scale of inf', not bad, bad)
 
 
 def test_top_header_narrow():
@@ -1623,6 +1642,23 @@ def test_top_header_narrow():
             bad.append((cols, head))
     H.check('top\'s header at 14 to 45 columns: each clause whole, the counts 200/300 never '
             'cut, the name cut (a~e) where they need its room', not bad, bad)
+
+
+def test_top_filter_backslash():
+    """kstats top's / filter matches a name as it is: x\\y types as x\\y,
+    a text or a glob, though its row shows it x\\\\y (as ls -b)."""
+    d = tempfile.mkdtemp(dir=H.TMP)
+    gen.write_group(os.path.join(d, 'g'), {'x\\y': {0: [100] * 3}, 'xy': {0: [200] * 3},
+                                           'zzz': {0: [300] * 3}}, BITS)
+    got = []
+    for typed in ('x\\y', 'x\\*'):
+        lines = tmux_screen(['top', '--dir', d, 'g', '-i', '1000'], 10, 80,
+                            lambda ls: any(l.lstrip().startswith('zzz') for l in ls),
+                            ['/'] + list(typed) + ['Enter'],
+                            lambda ls: any('1 of 3 shown' in l for l in ls))
+        got.append([l.split()[0] for l in lines[3:] if l.split()])
+    H.check('top: / x\\y and / x\\* (a glob, the backslash as it is): the row of x\\y alone',
+            got == [['x\\\\y']] * 2, got)
 
 
 def test_top_cut_escape():
