@@ -272,9 +272,10 @@ void group_need_files(const struct kstats_opt *o, const char *path)
 		n = group_disagree(t, path, true, &list);
 
 	if (n)
-		kstats_die(2, "--compare: %s: %zu function%s of its _summary without a file %s:%s",
-			   path, n, n > 1 ? "s" : "",
-			   "(--compare reads each function's file: copy the whole directory)", list);
+		kstats_die(2, "--compare: %s: %zu function%s %s %s%s:%s", path, n, n > 1 ? "s" : "",
+			   "of its _summary without a file",
+			   "(--compare reads each function's file: ",
+			   "copy the whole directory)", list);
 	free(list);
 	top_free(t);
 }

@@ -42,7 +42,7 @@ void out_begin(const char *file, bool hold)
 
 	umask(mask);
 	sigemptyset(&set);
-	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ends); i++)
 		sigaddset(&set, ends[i]);
 	out_held = hold;
 	if (hold)
