@@ -15,12 +15,24 @@
 static char *out_tmp;		/* -o: the temporary file, until renamed */
 static sigset_t out_mask;	/* the signals blocked before out_begin() */
 static bool out_held;		/* out_begin() blocked those that end kstats */
+/* The signals that end kstats; their actions before out_begin(), where it took them. */
+static const int out_ends[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static struct sigaction out_old[ARRAY_SIZE(out_ends)];
+static bool out_took[ARRAY_SIZE(out_ends)];
 
 /* The temporary file removed, on an error. */
 static void out_abort(void)
 {
 	if (out_tmp)
 		unlink(out_tmp);
+}
+
+/* A signal that ends kstats while it writes: the temporary file removed, then its end. */
+static void out_signal(int sig)
+{
+	unlink(out_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 /*
@@ -30,11 +42,12 @@ static void out_abort(void)
  * (each exposition of --interval), the signals that end kstats (Ctrl-C,
  * systemd's SIGTERM) wait until it is renamed, so that none leaves it
  * behind: it is written in milliseconds, and --interval sleeps without
- * one.
+ * one. Without (one output, which may wait for its input), those of their
+ * default action remove it, then end kstats as they would have.
  */
 void out_begin(const char *file, bool hold)
 {
-	static const int ends[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa = { .sa_handler = out_signal };
 	mode_t mask = umask(0);
 	sigset_t set;
 	size_t i;
@@ -42,8 +55,8 @@ void out_begin(const char *file, bool hold)
 
 	umask(mask);
 	sigemptyset(&set);
-	for (i = 0; i < ARRAY_SIZE(ends); i++)
-		sigaddset(&set, ends[i]);
+	for (i = 0; i < ARRAY_SIZE(out_ends); i++)
+		sigaddset(&set, out_ends[i]);
 	out_held = hold;
 	if (hold)
 		sigprocmask(SIG_BLOCK, &set, &out_mask);
@@ -56,6 +69,12 @@ void out_begin(const char *file, bool hold)
 		die(1, "%s: %s", file, strerror(errno));
 	}
 	kstats_on_error(out_abort);
+	for (i = 0; !hold && i < ARRAY_SIZE(out_ends); i++) {
+		sigaction(out_ends[i], NULL, &out_old[i]);
+		out_took[i] = out_old[i].sa_handler == SIG_DFL;
+		if (out_took[i])
+			sigaction(out_ends[i], &sa, NULL);
+	}
 	if (fchmod(fd, 0666 & ~mask) || dup2(fd, STDOUT_FILENO) < 0)
 		die(1, "%s: %s", out_tmp, strerror(errno));
 	close(fd);
@@ -63,11 +82,16 @@ void out_begin(const char *file, bool hold)
 
 void out_commit(const char *file)
 {
+	size_t i;
+
 	if (fflush(stdout) || fsync(STDOUT_FILENO))
 		die(1, "%s: %s", out_tmp, strerror(errno));
 	if (rename(out_tmp, file))
 		die(1, "%s: %s", file, strerror(errno));
 	kstats_on_error_remove(out_abort);
+	for (i = 0; i < ARRAY_SIZE(out_ends); i++)
+		if (out_took[i] && !sigaction(out_ends[i], &out_old[i], NULL))
+			out_took[i] = false;
 	free(out_tmp);
 	out_tmp = NULL;
 	if (out_held)

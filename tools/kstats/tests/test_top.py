@@ -1447,10 +1447,27 @@ def test_group_interval(rng):
         p.send_signal(signal.SIGTERM if k % 2 else signal.SIGINT)
         p.communicate(timeout=H.HANG)
         ends.append(p.returncode)
+    # One output, waiting for its input, ended by a signal: its temporary
+    # file removed too, the signal's end kept.
+    ones = []
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        p = subprocess.Popen([H.KSTATS, '--openmetrics', '--name', 'x', '-o',
+                              os.path.join(prom, 'one.prom'), '-'], stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        deadline = time.time() + H.HANG
+        while not [f for f in os.listdir(prom) if f.startswith('one.prom.tmp.')] and \
+                time.time() < deadline:
+            time.sleep(0.01)
+        p.send_signal(sig)
+        p.communicate(timeout=H.HANG)
+        ones.append(p.returncode == -sig)
     left = [f for f in os.listdir(prom) if f != 'k.prom']
-    H.check('--interval --openmetrics -o FILE DIR ended by SIGINT or SIGTERM, 20 times: no '
+    H.check('--interval --openmetrics -o FILE DIR ended by SIGINT or SIGTERM, 20 times, and '
+            '--openmetrics -o FILE - waiting for its input, by SIGTERM, SIGINT or SIGHUP: no '
             'temporary file left (%s)' % left, not left and
-            all(r in (-signal.SIGINT, -signal.SIGTERM) for r in ends), (left, ends))
+            all(r in (-signal.SIGINT, -signal.SIGTERM) for r in ends) and
+            ones == [True] * 3, (left, ends, ones))
     gen.write_group(g, funcs, BITS)
     rc, out, err = H.run(['--interval', '1', '--openmetrics', '--series-max', '10', '-o',
                           os.path.join(d, 'big.prom'), g])
